@@ -1,0 +1,366 @@
+// libmodrt_runtime_opencl.so: OpenCL devices and modules on a lazily loaded
+// libOpenCL (PoCL on a plain CPU machine).
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "modrt/backend.h"
+#include "modrt/driver.h"
+
+namespace modrt {
+namespace opencl {
+namespace {
+
+// The driver entry points we use, resolved from libOpenCL at first use.
+#define MODRT_CL_FUNCTIONS(X)                                                       \
+  X(clGetPlatformIDs) X(clGetDeviceIDs) X(clGetDeviceInfo) X(clCreateContext)       \
+  X(clReleaseContext) X(clCreateCommandQueue) X(clReleaseCommandQueue)              \
+  X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueWriteBuffer)                   \
+  X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clCreateProgramWithBinary)  \
+  X(clBuildProgram) X(clGetProgramBuildInfo) X(clReleaseProgram) X(clCreateKernel)  \
+  X(clReleaseKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clFinish)
+
+struct ClApi {
+#define MODRT_CL_DECLARE(name) decltype(&::name) name = nullptr;
+  MODRT_CL_FUNCTIONS(MODRT_CL_DECLARE)
+#undef MODRT_CL_DECLARE
+};
+
+std::string ClError(cl_int code) {
+  switch (code) {
+    case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
+    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+    case CL_INVALID_BINARY: return "CL_INVALID_BINARY";
+    case CL_INVALID_KERNEL_NAME: return "CL_INVALID_KERNEL_NAME";
+    case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
+    case CL_INVALID_ARG_SIZE: return "CL_INVALID_ARG_SIZE";
+    case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
+    case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
+    case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL ICD is installed)";
+    default: return "OpenCL error " + std::to_string(code);
+  }
+}
+
+#define MODRT_CL_CHECK(call, what)                                            \
+  do {                                                                        \
+    cl_int modrt_cl_status = (call);                                          \
+    if (modrt_cl_status != CL_SUCCESS) {                                      \
+      Fail("RuntimeError", "OpenCL ", what, " failed: ", ClError(modrt_cl_status)); \
+    }                                                                         \
+  } while (0)
+
+struct Device {
+  cl_device_id id = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+};
+
+// Process-wide OpenCL state: the driver, and a context and queue per device.
+class Workspace {
+ public:
+  static Workspace& Get() {
+    static Workspace* ws = std::make_unique<Workspace>().release();  // lives to exit
+    ws->init_.Ensure([] { return ws->Init(); });
+    return *ws;
+  }
+
+  bool ok() const { return init_.ok(); }
+  const std::string& reason() const { return init_.reason(); }
+  int count() const { return static_cast<int>(devices_.size()); }
+  const ClApi& cl() const { return cl_; }
+  const Device& device(int id) const {
+    if (id < 0 || id >= count()) {
+      Fail("ValueError", "opencl(", id, ") does not exist: ",
+           ok() ? StrCat(count(), " OpenCL devices") : reason());
+    }
+    return devices_[id];
+  }
+
+  std::string DeviceString(int id, cl_device_info param) const {
+    size_t size = 0;
+    MODRT_CL_CHECK(cl_.clGetDeviceInfo(device(id).id, param, 0, nullptr, &size), "clGetDeviceInfo");
+    std::string s(size, '\0');
+    MODRT_CL_CHECK(cl_.clGetDeviceInfo(device(id).id, param, size, s.data(), nullptr),
+                   "clGetDeviceInfo");
+    while (!s.empty() && s.back() == '\0') s.pop_back();
+    return s;
+  }
+
+  template <typename T>
+  T DeviceValue(int id, cl_device_info param) const {
+    T v{};
+    MODRT_CL_CHECK(cl_.clGetDeviceInfo(device(id).id, param, sizeof(T), &v, nullptr),
+                   "clGetDeviceInfo");
+    return v;
+  }
+
+ private:
+  std::string Init() {
+    if (!lib_.Open({"libOpenCL.so.1", "libOpenCL.so"})) {
+      return "libOpenCL.so.1: " + lib_.error();
+    }
+#define MODRT_CL_RESOLVE(name) \
+  if (!lib_.Resolve(#name, &cl_.name)) return "libOpenCL.so.1: " + lib_.error();
+    MODRT_CL_FUNCTIONS(MODRT_CL_RESOLVE)
+#undef MODRT_CL_RESOLVE
+    cl_uint nplatforms = 0;
+    cl_int status = cl_.clGetPlatformIDs(0, nullptr, &nplatforms);
+    if (status != CL_SUCCESS || nplatforms == 0) {
+      return "no OpenCL platform found (clGetPlatformIDs: " +
+             (status == CL_SUCCESS ? std::string("0 platforms") : ClError(status)) +
+             "); is an ICD such as PoCL installed?";
+    }
+    std::vector<cl_platform_id> platforms(nplatforms);
+    MODRT_CL_CHECK(cl_.clGetPlatformIDs(nplatforms, platforms.data(), nullptr), "clGetPlatformIDs");
+    for (cl_platform_id p : platforms) {
+      cl_uint ndev = 0;
+      if (cl_.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &ndev) != CL_SUCCESS) continue;
+      std::vector<cl_device_id> ids(ndev);
+      if (cl_.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, ndev, ids.data(), nullptr) != CL_SUCCESS) continue;
+      for (cl_device_id id : ids) {
+        cl_int err = CL_SUCCESS;
+        Device d;
+        d.id = id;
+        d.context = cl_.clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err);
+        if (err != CL_SUCCESS) continue;
+        d.queue = cl_.clCreateCommandQueue(d.context, id, 0, &err);
+        if (err != CL_SUCCESS) {
+          cl_.clReleaseContext(d.context);
+          continue;
+        }
+        devices_.push_back(d);
+      }
+    }
+    if (devices_.empty()) return "the OpenCL platforms report no usable device";
+    return "";
+  }
+
+  LazyInit init_;
+  DriverLibrary lib_;
+  ClApi cl_;
+  std::vector<Device> devices_;
+};
+
+class OpenCLDeviceAPI final : public DeviceAPI {
+ public:
+  int DeviceCount() override {
+    Workspace& ws = Workspace::Get();
+    return ws.ok() ? ws.count() : 0;
+  }
+  std::string UnavailableReason() override {
+    Workspace& ws = Workspace::Get();
+    return ws.ok() ? "" : ws.reason();
+  }
+  void GetAttr(int id, std::string_view name, Ret* ret) override {
+    Workspace& ws = Workspace::Get();
+    if (name == "name") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_NAME));
+    if (name == "vendor") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_VENDOR));
+    if (name == "driver_version") return ret->SetStr(ws.DeviceString(id, CL_DRIVER_VERSION));
+    if (name == "device_version") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_VERSION));
+    if (name == "max_threads_per_block") {
+      return ret->SetInt(static_cast<int64_t>(ws.DeviceValue<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)));
+    }
+    if (name == "max_shared_memory_per_block") {
+      return ret->SetInt(static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE)));
+    }
+    if (name == "multi_processor_count") {
+      return ret->SetInt(ws.DeviceValue<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
+    }
+    if (name == "global_memory") {
+      return ret->SetInt(static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE)));
+    }
+    if (name == "warp_size") return ret->SetInt(1);  // OpenCL has no fixed SIMD width
+  }
+  void* Alloc(int id, size_t nbytes) override {
+    Workspace& ws = Workspace::Get();
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = ws.cl().clCreateBuffer(ws.device(id).context, CL_MEM_READ_WRITE,
+                                        std::max<size_t>(nbytes, 1), nullptr, &err);
+    MODRT_CL_CHECK(err, StrCat("allocation of ", nbytes, " bytes"));
+    return mem;
+  }
+  void Free(int, void* ptr) override {
+    Workspace::Get().cl().clReleaseMemObject(static_cast<cl_mem>(ptr));
+  }
+  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(ws.device(t->device.device_id).queue,
+                                                static_cast<cl_mem>(t->data), CL_TRUE, 0, nbytes,
+                                                src, 0, nullptr, nullptr),
+                   "host-to-device copy");
+  }
+  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(ws.device(t->device.device_id).queue,
+                                               static_cast<cl_mem>(t->data), CL_TRUE, 0, nbytes,
+                                               dst, 0, nullptr, nullptr),
+                   "device-to-host copy");
+  }
+  void Sync(int id) override {
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clFinish(ws.device(id).queue), "clFinish");
+  }
+};
+
+class OpenCLModule;
+
+// One kernel on one device. cl_kernel argument state is shared, so setting
+// arguments and enqueueing happen under one lock.
+struct Kernel {
+  std::mutex mu;
+  cl_kernel kernel = nullptr;
+};
+
+class OpenCLModule final : public PayloadModule {
+ public:
+  explicit OpenCLModule(Ref<PayloadObj> payload) : PayloadModule("opencl", std::move(payload)) {}
+  ~OpenCLModule() override {
+    const ClApi& cl = Workspace::Get().cl();
+    for (auto& per_device : kernels_) {
+      for (auto& k : per_device) {
+        if (k && k->kernel) cl.clReleaseKernel(k->kernel);
+      }
+    }
+    for (cl_program p : programs_) {
+      if (p) cl.clReleaseProgram(p);
+    }
+  }
+
+  Ref<FunctionObj> GetFunction(const std::string& name) override {
+    auto it = payload().fmap.find(name);
+    if (it == payload().fmap.end()) return nullptr;
+    const FunctionInfo* info = &it->second;
+    size_t index = static_cast<size_t>(std::distance(payload().fmap.begin(), it));
+    Ref<OpenCLModule> self(this);
+    return MakeObject<FunctionObj>([self, info, index](const Args& args, Ret*) {
+      self->Launch(*info, index, args);
+    });
+  }
+
+ private:
+  void Launch(const FunctionInfo& info, size_t index, const Args& args) {
+    KernelArgs k = KernelArgs::Pack(info, args, kDLOpenCL);
+    int device_id = 0;
+    for (const DLTensor* t : k.buffers) {
+      if (t) {
+        device_id = t->device.device_id;
+        break;
+      }
+    }
+    Workspace& ws = Workspace::Get();
+    const Device& dev = ws.device(device_id);
+    Kernel& kernel = GetKernel(device_id, index, info.name);
+    const ClApi& cl = ws.cl();
+    bool has_block = false, has_dyn_shared = false;
+    for (const auto& tag : info.launch_tags) {
+      has_block |= tag.rfind("threadIdx", 0) == 0;
+      has_dyn_shared |= tag == "dyn_shared_mem";
+    }
+    size_t global[3], local[3];
+    for (int d = 0; d < 3; ++d) {
+      local[d] = static_cast<size_t>(k.launch.block[d]);
+      global[d] = static_cast<size_t>(k.launch.grid[d]) * local[d];
+    }
+    std::lock_guard lock(kernel.mu);
+    for (size_t i = 0; i < k.ptrs.size(); ++i) {
+      MODRT_CL_CHECK(cl.clSetKernelArg(kernel.kernel, static_cast<cl_uint>(i), k.sizes[i], k.ptrs[i]),
+                     StrCat("setting argument ", i, " of ", info.name));
+    }
+    if (has_dyn_shared) {
+      // Dynamic shared memory is the kernel's trailing __local pointer.
+      MODRT_CL_CHECK(cl.clSetKernelArg(kernel.kernel, static_cast<cl_uint>(k.ptrs.size()),
+                                       static_cast<size_t>(k.launch.dyn_shared_bytes), nullptr),
+                     StrCat("setting the dynamic local memory of ", info.name));
+    }
+    MODRT_CL_CHECK(cl.clEnqueueNDRangeKernel(dev.queue, kernel.kernel, 3, nullptr, global,
+                                             has_block ? local : nullptr, 0, nullptr, nullptr),
+                   StrCat("launch of ", info.name));
+  }
+
+  // Builds the program for a device on first use (source is compiled here:
+  // the receiving end of a cross-compile), then creates the kernel.
+  Kernel& GetKernel(int device_id, size_t index, const std::string& name) {
+    std::lock_guard lock(mu_);
+    Workspace& ws = Workspace::Get();
+    const ClApi& cl = ws.cl();
+    if (programs_.size() <= static_cast<size_t>(device_id)) {
+      programs_.resize(device_id + 1, nullptr);
+      kernels_.resize(device_id + 1);
+    }
+    cl_program& program = programs_[device_id];
+    if (program == nullptr) program = BuildProgram(device_id);
+    auto& per_device = kernels_[device_id];
+    if (per_device.empty()) per_device.resize(payload().fmap.size());
+    std::unique_ptr<Kernel>& slot = per_device[index];
+    if (!slot) {
+      cl_int err = CL_SUCCESS;
+      cl_kernel kernel = cl.clCreateKernel(program, name.c_str(), &err);
+      MODRT_CL_CHECK(err, StrCat("creating kernel '", name, "' (is it a __kernel in the program?)"));
+      slot = std::make_unique<Kernel>();
+      slot->kernel = kernel;
+    }
+    return *slot;
+  }
+
+  cl_program BuildProgram(int device_id) {
+    Workspace& ws = Workspace::Get();
+    const ClApi& cl = ws.cl();
+    const Device& dev = ws.device(device_id);
+    const std::string& code = payload().code;
+    cl_int err = CL_SUCCESS;
+    cl_program program = nullptr;
+    if (payload().fmt == "cl") {
+      const char* text = code.c_str();
+      size_t length = code.size();
+      program = cl.clCreateProgramWithSource(dev.context, 1, &text, &length, &err);
+    } else {
+      auto bytes = reinterpret_cast<const unsigned char*>(code.data());
+      size_t length = code.size();
+      cl_int binary_status = CL_SUCCESS;
+      program = cl.clCreateProgramWithBinary(dev.context, 1, &dev.id, &length, &bytes,
+                                             &binary_status, &err);
+    }
+    MODRT_CL_CHECK(err, StrCat("loading the ", payload().fmt, " program"));
+    cl_int status = cl.clBuildProgram(program, 1, &dev.id, "", nullptr, nullptr);
+    if (status != CL_SUCCESS) {
+      size_t size = 0;
+      cl.clGetProgramBuildInfo(program, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      cl.clGetProgramBuildInfo(program, dev.id, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      cl.clReleaseProgram(program);
+      Fail("RuntimeError", "OpenCL program build failed (", ClError(status), ") on ",
+           ws.DeviceString(device_id, CL_DEVICE_NAME), ":\n", log);
+    }
+    return program;
+  }
+
+  std::mutex mu_;
+  std::vector<cl_program> programs_;                             // per device
+  std::vector<std::vector<std::unique_ptr<Kernel>>> kernels_;    // per device, per function
+};
+
+void InitPlugin() {
+  static OpenCLDeviceAPI api;
+  RegisterDeviceAPI("opencl", &api);
+  RegisterRuntimeModule(InTreeBackend("opencl"), [](Ref<PayloadObj> p) -> Ref<ModuleObj> {
+    return MakeObject<OpenCLModule>(std::move(p));
+  });
+}
+
+}  // namespace
+}  // namespace opencl
+}  // namespace modrt
+
+MODRT_DEFINE_PLUGIN(modrt::opencl::InitPlugin)

@@ -1,0 +1,115 @@
+/*
+ * modrt C ABI: the only interface that crosses a shared-object boundary by
+ * contract. Small and versioned: a backend plugin states MODRT_ABI_VERSION and
+ * the core refuses a mismatch. No C++ exception crosses it: every call returns
+ * 0 on success or -1 with a thread-local message (ModrtGetLastError).
+ *
+ * Values are passed as ModrtValue. Arguments are borrowed by the callee; an
+ * object returned in a ModrtValue carries one reference owned by the caller.
+ */
+#ifndef MODRT_C_API_H_
+#define MODRT_C_API_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped on any change to this header or to the C++ helper classes that cross
+ * DSO boundaries (everything under include/modrt). */
+#define MODRT_ABI_VERSION 1
+
+#define MODRT_API __attribute__((visibility("default")))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  kModrtNone = 0,
+  kModrtInt = 1,
+  kModrtFloat = 2,
+  kModrtOpaquePtr = 3,
+  kModrtDevice = 4,
+  /* Borrowed DLTensor*; arguments only. */
+  kModrtDLTensorPtr = 5,
+  /* Borrowed NUL-terminated string; arguments only. */
+  kModrtRawStr = 6,
+  kModrtObject = 7,
+} ModrtTypeCode;
+
+/* Type of an object behind a kModrtObject handle. */
+typedef enum {
+  kModrtObjString = 1,
+  kModrtObjBytes = 2,
+  kModrtObjFunction = 3,
+  kModrtObjModule = 4,
+  kModrtObjTensor = 5,
+  kModrtObjPayload = 6,
+} ModrtObjectType;
+
+typedef void* ModrtObjectHandle;
+
+typedef struct {
+  int32_t type_code; /* ModrtTypeCode */
+  int32_t reserved;
+  union {
+    int64_t v_int64;
+    double v_float64;
+    void* v_ptr;
+    const char* v_str;
+    DLDevice v_device;
+    DLTensor* v_tensor;
+    ModrtObjectHandle v_obj;
+  };
+} ModrtValue;
+
+/* A function implemented in C (or Python through ctypes). Returns 0, or -1
+ * after ModrtSetLastError. */
+typedef int (*ModrtSafeCallFunc)(void* resource, const ModrtValue* args, int32_t num_args,
+                                 ModrtValue* ret);
+typedef void (*ModrtDeleter)(void* resource);
+
+MODRT_API int32_t ModrtAbiVersion(void);
+MODRT_API const char* ModrtGetLastError(void);
+MODRT_API void ModrtSetLastError(const char* message);
+
+MODRT_API int ModrtObjectRetain(ModrtObjectHandle obj);
+MODRT_API int ModrtObjectRelease(ModrtObjectHandle obj);
+MODRT_API int32_t ModrtObjectTypeIndex(ModrtObjectHandle obj);
+
+/* Strings and byte arrays: immutable objects. */
+MODRT_API int ModrtBytesCreate(const char* data, size_t size, int is_string,
+                               ModrtObjectHandle* out);
+MODRT_API int ModrtBytesGet(ModrtObjectHandle obj, const char** data, size_t* size);
+
+MODRT_API int ModrtFunctionCreate(ModrtSafeCallFunc func, void* resource, ModrtDeleter deleter,
+                                  ModrtObjectHandle* out);
+MODRT_API int ModrtFunctionCall(ModrtObjectHandle func, const ModrtValue* args,
+                                int32_t num_args, ModrtValue* ret);
+
+/* Global registry. ModrtGetGlobal sets *out to NULL when the name is absent. */
+MODRT_API int ModrtRegisterGlobal(const char* name, ModrtObjectHandle func, int allow_override);
+MODRT_API int ModrtGetGlobal(const char* name, ModrtObjectHandle* out);
+
+MODRT_API int ModrtTensorGetDLTensor(ModrtObjectHandle tensor, DLTensor** out);
+/* Takes ownership of `managed` on success. */
+MODRT_API int ModrtTensorFromDLPack(DLManagedTensor* managed, ModrtObjectHandle* out);
+/* The result holds a reference to the tensor until its deleter runs. */
+MODRT_API int ModrtTensorToDLPack(ModrtObjectHandle tensor, DLManagedTensor** out);
+
+/* Loads a backend plugin DSO: dlopen, ABI check, then its init. Idempotent per
+ * path. Every failure (missing, empty, not an ELF object, unresolved symbol,
+ * ABI mismatch, init error) is an error naming the file and the reason. */
+MODRT_API int ModrtLoadPlugin(const char* path);
+
+/* What a plugin DSO exports. */
+typedef int32_t (*ModrtPluginAbiVersionFunc)(void);
+typedef int (*ModrtPluginInitFunc)(void);
+#define MODRT_PLUGIN_ABI_VERSION_SYMBOL "modrt_plugin_abi_version"
+#define MODRT_PLUGIN_INIT_SYMBOL "modrt_plugin_init"
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MODRT_C_API_H_ */

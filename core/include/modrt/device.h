@@ -1,0 +1,67 @@
+// Device APIs and tensors.
+#ifndef MODRT_DEVICE_H_
+#define MODRT_DEVICE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "modrt/function.h"
+#include "modrt/object.h"
+
+namespace modrt {
+
+// One device family (cpu, cuda, opencl, ...). Implementations live for the
+// whole process. Every method but the first two may assume the device exists.
+class MODRT_API DeviceAPI {
+ public:
+  virtual ~DeviceAPI() = default;
+  // 0 when the driver or the device is absent; UnavailableReason says why.
+  virtual int DeviceCount() = 0;
+  virtual std::string UnavailableReason() = 0;
+  // Sets `ret` to the attribute's value, or leaves it None when unknown.
+  // Common names: name, max_threads_per_block, warp_size,
+  // max_shared_memory_per_block, compute_version, multi_processor_count.
+  virtual void GetAttr(int device_id, std::string_view name, Ret* ret) = 0;
+  virtual void* Alloc(int device_id, size_t nbytes) = 0;
+  virtual void Free(int device_id, void* ptr) = 0;
+  // Whole-tensor copies; `tensor` lives on this API's device.
+  virtual void CopyFromHost(const void* src, DLTensor* tensor, size_t nbytes) = 0;
+  virtual void CopyToHost(const DLTensor* tensor, void* dst, size_t nbytes) = 0;
+  virtual void Sync(int device_id) = 0;
+};
+
+// Registers `device_api.<kind>`; `api` must outlive the process.
+MODRT_API void RegisterDeviceAPI(const std::string& kind, DeviceAPI* api);
+// Throws ValueError naming the kind and what provides it when absent.
+MODRT_API DeviceAPI* GetDeviceAPI(DLDeviceType type);
+// Throws ValueError unless `device` exists, with the backend's reason.
+MODRT_API DeviceAPI* GetExistingDeviceAPI(DLDevice device);
+
+// Device kind name ("cpu", "cuda", ...) of a DLPack device type; null if unknown.
+MODRT_API const char* DeviceKindName(DLDeviceType type);
+
+// A DLPack tensor whose memory is owned by a device API or by a DLPack producer.
+class MODRT_API TensorObj : public Object {
+ public:
+  ~TensorObj() override;
+  int32_t type_index() const final { return kModrtObjTensor; }
+  DLTensor* dl() { return &dl_; }
+  size_t nbytes() const;
+
+  static Ref<TensorObj> Empty(std::vector<int64_t> shape, DLDataType dtype, DLDevice device);
+  static Ref<TensorObj> FromDLPack(DLManagedTensor* managed);
+
+ private:
+  DLTensor dl_{};
+  std::vector<int64_t> shape_;
+  DeviceAPI* api_ = nullptr;             // owner of data, when allocated here
+  DLManagedTensor* producer_ = nullptr;  // owner of data, when from DLPack
+};
+
+MODRT_API size_t TensorBytes(const DLTensor& t);
+MODRT_API bool IsContiguous(const DLTensor& t);
+
+}  // namespace modrt
+
+#endif  // MODRT_DEVICE_H_

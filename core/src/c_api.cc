@@ -1,0 +1,134 @@
+// The C ABI: thin wrappers that turn C++ errors into return codes.
+#include "modrt/c_api.h"
+
+#include <memory>
+#include <string>
+
+#include "internal.h"
+#include "modrt/device.h"
+#include "modrt/function.h"
+#include "modrt/object.h"
+
+using modrt::BytesObj;
+using modrt::Fail;
+using modrt::FunctionObj;
+using modrt::GuardCall;
+using modrt::Object;
+using modrt::Ref;
+
+namespace {
+thread_local std::string last_error;
+
+Object* AsObject(ModrtObjectHandle h) {
+  if (h == nullptr) Fail("ValueError", "null object handle");
+  return static_cast<Object*>(h);
+}
+}  // namespace
+
+extern "C" {
+
+int32_t ModrtAbiVersion(void) { return MODRT_ABI_VERSION; }
+
+const char* ModrtGetLastError(void) { return last_error.c_str(); }
+
+void ModrtSetLastError(const char* message) { last_error = message ? message : ""; }
+
+int ModrtObjectRetain(ModrtObjectHandle obj) {
+  return GuardCall([&] { AsObject(obj)->IncRef(); });
+}
+
+int ModrtObjectRelease(ModrtObjectHandle obj) {
+  return GuardCall([&] {
+    if (obj != nullptr) static_cast<Object*>(obj)->DecRef();
+  });
+}
+
+int32_t ModrtObjectTypeIndex(ModrtObjectHandle obj) {
+  return obj == nullptr ? -1 : static_cast<Object*>(obj)->type_index();
+}
+
+int ModrtBytesCreate(const char* data, size_t size, int is_string, ModrtObjectHandle* out) {
+  return GuardCall([&] {
+    *out = modrt::MakeObject<BytesObj>(std::string(data, size), is_string != 0).release();
+  });
+}
+
+int ModrtBytesGet(ModrtObjectHandle obj, const char** data, size_t* size) {
+  return GuardCall([&] {
+    int32_t t = AsObject(obj)->type_index();
+    if (t != kModrtObjBytes && t != kModrtObjString) Fail("TypeError", "not a str or bytes object");
+    const std::string& s = static_cast<BytesObj*>(obj)->data();
+    *data = s.data();
+    *size = s.size();
+  });
+}
+
+int ModrtFunctionCreate(ModrtSafeCallFunc func, void* resource, ModrtDeleter deleter,
+                        ModrtObjectHandle* out) {
+  return GuardCall([&] {
+    if (func == nullptr) Fail("ValueError", "null function pointer");
+    std::shared_ptr<void> owned(resource, [deleter](void* r) {
+      if (deleter) deleter(r);
+    });
+    modrt::RawBody body = [func, owned](const ModrtValue* args, int32_t n, ModrtValue* ret) {
+      ret->type_code = kModrtNone;
+      if (func(owned.get(), args, n, ret) != 0) modrt::ThrowLastError();
+    };
+    *out = modrt::MakeObject<FunctionObj>(std::move(body)).release();
+  });
+}
+
+int ModrtFunctionCall(ModrtObjectHandle func, const ModrtValue* args, int32_t num_args,
+                      ModrtValue* ret) {
+  return GuardCall([&] {
+    ret->type_code = kModrtNone;
+    modrt::ObjectAs<FunctionObj>(AsObject(func), kModrtObjFunction, "function")
+        ->Call(args, num_args, ret);
+  });
+}
+
+int ModrtRegisterGlobal(const char* name, ModrtObjectHandle func, int allow_override) {
+  return GuardCall([&] {
+    auto* f = modrt::ObjectAs<FunctionObj>(AsObject(func), kModrtObjFunction, "function");
+    modrt::RegisterGlobalObject(name ? name : "", Ref<FunctionObj>(f), allow_override != 0);
+  });
+}
+
+int ModrtGetGlobal(const char* name, ModrtObjectHandle* out) {
+  return GuardCall([&] { *out = modrt::GetGlobal(name ? name : "").release(); });
+}
+
+int ModrtTensorGetDLTensor(ModrtObjectHandle tensor, DLTensor** out) {
+  return GuardCall([&] {
+    *out = modrt::ObjectAs<modrt::TensorObj>(AsObject(tensor), kModrtObjTensor, "tensor")->dl();
+  });
+}
+
+int ModrtTensorFromDLPack(DLManagedTensor* managed, ModrtObjectHandle* out) {
+  return GuardCall([&] { *out = modrt::TensorObj::FromDLPack(managed).release(); });
+}
+
+int ModrtTensorToDLPack(ModrtObjectHandle tensor, DLManagedTensor** out) {
+  return GuardCall([&] {
+    auto* t = modrt::ObjectAs<modrt::TensorObj>(AsObject(tensor), kModrtObjTensor, "tensor");
+    // The exported tensor keeps `t` alive until the consumer calls the deleter.
+    struct Exported {
+      DLManagedTensor managed;
+      Ref<modrt::TensorObj> owner;
+    };
+    auto exported = std::make_unique<Exported>();
+    exported->owner = Ref<modrt::TensorObj>(t);
+    exported->managed.dl_tensor = *t->dl();
+    exported->managed.manager_ctx = exported.get();
+    exported->managed.deleter = [](DLManagedTensor* self) {
+      std::unique_ptr<Exported> done(static_cast<Exported*>(self->manager_ctx));
+    };
+    *out = &exported.release()->managed;
+  });
+}
+
+int ModrtLoadPlugin(const char* path) {
+  return GuardCall([&] { modrt::LoadPlugin(path ? path : ""); });
+}
+
+}  // extern "C"

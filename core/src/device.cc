@@ -1,0 +1,226 @@
+// Device API registry, the CPU device, tensors, and their registry functions.
+#include "modrt/device.h"
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "modrt/backend.h"
+#include "modrt/payload.h"
+
+namespace modrt {
+
+const char* DeviceKindName(DLDeviceType type) {
+  if (type == kDLCPU) return "cpu";
+  for (const BackendInfo& b : InTreeBackends()) {
+    if (b.device_type == type) return b.name.c_str();
+  }
+  return nullptr;
+}
+
+namespace {
+
+constexpr int kMaxDeviceType = 64;
+// Registered APIs never go away, so lookups are cached without a lock.
+std::array<std::atomic<DeviceAPI*>, kMaxDeviceType> api_cache{};
+
+DeviceAPI* LookupDeviceAPI(DLDeviceType type) {
+  if (type < 0 || type >= kMaxDeviceType) return nullptr;
+  if (DeviceAPI* api = api_cache[type].load(std::memory_order_acquire)) return api;
+  const char* kind = DeviceKindName(type);
+  if (kind == nullptr) return nullptr;
+  Ref<FunctionObj> f = GetGlobal(std::string("device_api.") + kind);
+  if (!f) return nullptr;
+  OwnedValue ret;
+  f->Call(nullptr, 0, ret.out());
+  if (ret.value().type_code != kModrtOpaquePtr) return nullptr;
+  auto* api = static_cast<DeviceAPI*>(ret.value().v_ptr);
+  api_cache[type].store(api, std::memory_order_release);
+  return api;
+}
+
+std::string MissingApiReason(DLDeviceType type) {
+  const char* kind = DeviceKindName(type);
+  if (kind == nullptr) return StrCat("unknown device type ", int(type));
+  const BackendInfo* b = FindInTreeBackend(kind);
+  return StrCat(b->display_name, " runtime ", b->RuntimeLibrary(),
+                " is not loaded (build with --//backends:", b->name, "=on)");
+}
+
+class CpuDeviceAPI final : public DeviceAPI {
+ public:
+  int DeviceCount() override { return 1; }
+  std::string UnavailableReason() override { return ""; }
+  void GetAttr(int, std::string_view name, Ret* ret) override {
+    if (name == "name") ret->SetStr("cpu");
+  }
+  void* Alloc(int, size_t nbytes) override {
+    constexpr size_t kAlign = 64;
+    void* p = std::aligned_alloc(kAlign, (std::max<size_t>(nbytes, 1) + kAlign - 1) / kAlign * kAlign);
+    if (p == nullptr) Fail("MemoryError", "cannot allocate ", nbytes, " bytes of host memory");
+    return p;
+  }
+  void Free(int, void* ptr) override { std::free(ptr); }
+  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
+    std::memcpy(static_cast<char*>(t->data) + t->byte_offset, src, nbytes);
+  }
+  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
+    std::memcpy(dst, static_cast<const char*>(t->data) + t->byte_offset, nbytes);
+  }
+  void Sync(int) override {}
+};
+
+}  // namespace
+
+void RegisterDeviceAPI(const std::string& kind, DeviceAPI* api) {
+  RegisterGlobal("device_api." + kind, [api](const Args&, Ret* r) { r->SetPtr(api); });
+}
+
+DeviceAPI* GetDeviceAPI(DLDeviceType type) {
+  if (DeviceAPI* api = LookupDeviceAPI(type)) return api;
+  Fail("ValueError", MissingApiReason(type));
+}
+
+DeviceAPI* GetExistingDeviceAPI(DLDevice device) {
+  DeviceAPI* api = GetDeviceAPI(device.device_type);
+  int count = api->DeviceCount();
+  if (device.device_id < 0 || device.device_id >= count) {
+    std::string why = count == 0 ? api->UnavailableReason()
+                                 : StrCat("device index ", device.device_id, " out of range (",
+                                          count, " device", count == 1 ? "" : "s", ")");
+    Fail("ValueError", DeviceKindName(device.device_type), "(", device.device_id,
+         ") does not exist: ", why);
+  }
+  return api;
+}
+
+size_t TensorBytes(const DLTensor& t) {
+  size_t n = 1;
+  for (int i = 0; i < t.ndim; ++i) n *= static_cast<size_t>(t.shape[i]);
+  return n * ((t.dtype.bits * t.dtype.lanes + 7) / 8);
+}
+
+bool IsContiguous(const DLTensor& t) {
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+size_t TensorObj::nbytes() const { return TensorBytes(dl_); }
+
+TensorObj::~TensorObj() {
+  if (producer_ != nullptr) {
+    if (producer_->deleter) producer_->deleter(producer_);
+  } else if (api_ != nullptr) {
+    api_->Free(dl_.device.device_id, dl_.data);
+  }
+}
+
+Ref<TensorObj> TensorObj::Empty(std::vector<int64_t> shape, DLDataType dtype, DLDevice device) {
+  for (int64_t d : shape) {
+    if (d < 0) Fail("ValueError", "negative dimension ", d, " in tensor shape");
+  }
+  DeviceAPI* api = GetExistingDeviceAPI(device);
+  auto t = MakeObject<TensorObj>();
+  t->shape_ = std::move(shape);
+  t->dl_.device = device;
+  t->dl_.dtype = dtype;
+  t->dl_.ndim = static_cast<int32_t>(t->shape_.size());
+  t->dl_.shape = t->shape_.data();
+  t->dl_.data = api->Alloc(device.device_id, t->nbytes());
+  t->api_ = api;
+  return t;
+}
+
+Ref<TensorObj> TensorObj::FromDLPack(DLManagedTensor* managed) {
+  if (managed == nullptr) Fail("ValueError", "null DLManagedTensor");
+  auto t = MakeObject<TensorObj>();
+  t->producer_ = managed;  // from here on the tensor owns it, on every path
+  const DLTensor& src = managed->dl_tensor;
+  if (src.ndim < 0) Fail("ValueError", "DLPack tensor with negative ndim");
+  if (!IsContiguous(src)) Fail("ValueError", "only compact row-major DLPack tensors are supported");
+  t->dl_ = src;
+  t->shape_.assign(src.shape, src.shape + src.ndim);
+  t->dl_.shape = t->shape_.data();
+  t->dl_.strides = nullptr;
+  return t;
+}
+
+namespace {
+
+TensorObj* TensorArg(const Args& a, int32_t i) {
+  return static_cast<TensorObj*>(a.Obj(i, kModrtObjTensor, "tensor"));
+}
+
+void CheckCopySize(const TensorObj* t, int64_t nbytes) {
+  if (nbytes < 0 || static_cast<size_t>(nbytes) != t->nbytes()) {
+    Fail("ValueError", "copy of ", nbytes, " bytes into a tensor of ", t->nbytes(), " bytes");
+  }
+}
+
+MODRT_STATIC_INIT([] {
+  static CpuDeviceAPI cpu;
+  RegisterDeviceAPI("cpu", &cpu);
+
+  RegisterGlobal("device.count", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "device.count");
+    DeviceAPI* api = LookupDeviceAPI(static_cast<DLDeviceType>(a.Int(0)));
+    r->SetInt(api ? api->DeviceCount() : 0);
+  });
+  // Empty when the device exists, else why it does not.
+  RegisterGlobal("device.unavailable_reason", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "device.unavailable_reason");
+    DLDevice dev = a.Device(0);
+    DeviceAPI* api = LookupDeviceAPI(dev.device_type);
+    if (api == nullptr) return r->SetStr(MissingApiReason(dev.device_type));
+    int count = api->DeviceCount();
+    if (count == 0) return r->SetStr(api->UnavailableReason());
+    if (dev.device_id < 0 || dev.device_id >= count) {
+      return r->SetStr(StrCat("device index ", dev.device_id, " out of range (", count,
+                              " device", count == 1 ? "" : "s", ")"));
+    }
+    r->SetStr("");
+  });
+  RegisterGlobal("device.attr", [](const Args& a, Ret* r) {
+    a.ExpectCount(2, "device.attr");
+    DLDevice dev = a.Device(0);
+    GetExistingDeviceAPI(dev)->GetAttr(dev.device_id, a.Str(1), r);
+  });
+  RegisterGlobal("device.sync", [](const Args& a, Ret*) {
+    a.ExpectCount(1, "device.sync");
+    DLDevice dev = a.Device(0);
+    GetExistingDeviceAPI(dev)->Sync(dev.device_id);
+  });
+  // tensor.empty(device, dtype, dim...)
+  RegisterGlobal("tensor.empty", [](const Args& a, Ret* r) {
+    a.ExpectCount(2, "tensor.empty", /*at_least=*/true);
+    std::vector<int64_t> shape;
+    for (int32_t i = 2; i < a.size(); ++i) shape.push_back(a.Int(i));
+    r->SetObject(TensorObj::Empty(std::move(shape), ParseDType(a.Str(1)), a.Device(0)));
+  });
+  RegisterGlobal("tensor.copy_from_host", [](const Args& a, Ret*) {
+    a.ExpectCount(3, "tensor.copy_from_host");
+    TensorObj* t = TensorArg(a, 0);
+    CheckCopySize(t, a.Int(2));
+    GetExistingDeviceAPI(t->dl()->device)->CopyFromHost(a.Ptr(1), t->dl(), t->nbytes());
+  });
+  RegisterGlobal("tensor.copy_to_host", [](const Args& a, Ret*) {
+    a.ExpectCount(3, "tensor.copy_to_host");
+    TensorObj* t = TensorArg(a, 0);
+    CheckCopySize(t, a.Int(2));
+    DeviceAPI* api = GetExistingDeviceAPI(t->dl()->device);
+    api->CopyToHost(t->dl(), a.Ptr(1), t->nbytes());
+  });
+  RegisterGlobal("dtype.normalize", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "dtype.normalize");
+    r->SetStr(DTypeToString(ParseDType(a.Str(0))));
+  });
+});
+
+}  // namespace
+}  // namespace modrt

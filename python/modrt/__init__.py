@@ -1,0 +1,60 @@
+"""modrt: a modular device runtime.
+
+`import modrt` loads libmodrt_runtime.so (RTLD_GLOBAL), then
+libmodrt_compiler.so unless MODRT_RUNTIME_ONLY=1, then runs the backend
+autoloader once (see modrt.backend).
+"""
+
+from __future__ import annotations
+
+import os as _os
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)  # hooks add modrt/backend/<x> portions
+
+from . import _ffi  # noqa: E402
+from ._ffi import Error, Function, get_global_func, register_func  # noqa: E402
+from .runtime import (  # noqa: E402
+    Device,
+    Module,
+    Payload,
+    Tensor,
+    cpu,
+    device,
+    empty,
+    from_dlpack,
+    load_module_from_bytes,
+    tensor,
+)
+from ._compile import compile  # noqa: E402,A004
+from . import backend, target  # noqa: E402
+
+if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
+    _compiler = _ffi.find_library(_ffi._selection.COMPILER)
+    if _compiler is None:
+        raise ImportError("modrt: cannot find libmodrt_compiler.so (set MODRT_RUNTIME_ONLY=1 to run without it)")
+    import ctypes as _ctypes
+
+    _ctypes.CDLL(str(_compiler), mode=_ctypes.RTLD_GLOBAL)
+
+backend.autoload()
+
+__all__ = [
+    "Device",
+    "Error",
+    "Function",
+    "Module",
+    "Payload",
+    "Tensor",
+    "backend",
+    "compile",
+    "cpu",
+    "device",
+    "empty",
+    "from_dlpack",
+    "get_global_func",
+    "load_module_from_bytes",
+    "register_func",
+    "target",
+    "tensor",
+]

@@ -1,0 +1,368 @@
+"""ctypes binding of the modrt C ABI (core/include/modrt/c_api.h).
+
+Loads libmodrt_runtime.so once per process with RTLD_GLOBAL, converts values
+across the ABI, and maps native errors ("Kind: message") to exceptions that are
+both `modrt.Error` and the matching builtin (ValueError, TypeError, ...).
+"""
+
+from __future__ import annotations
+
+import builtins
+import ctypes
+import os
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from . import _selection
+
+ABI_VERSION = 1
+
+# ModrtTypeCode
+NONE, INT, FLOAT, OPAQUE_PTR, DEVICE, DLTENSOR_PTR, RAW_STR, OBJECT = range(8)
+# ModrtObjectType
+OBJ_STRING, OBJ_BYTES, OBJ_FUNCTION, OBJ_MODULE, OBJ_TENSOR, OBJ_PAYLOAD = range(1, 7)
+
+
+class Error(RuntimeError):
+    """Base of every error raised by modrt's native side."""
+
+
+_ERROR_CLASSES: dict[str, type] = {}
+
+
+def _error_class(kind: str) -> type:
+    cls = _ERROR_CLASSES.get(kind)
+    if cls is None:
+        base = getattr(builtins, kind, None)
+        if isinstance(base, type) and issubclass(base, Exception) and base is not RuntimeError:
+            cls = type(kind, (Error, base), {"__module__": "modrt"})
+        else:
+            cls = Error
+        _ERROR_CLASSES[kind] = cls
+    return cls
+
+
+def error_from_message(message: str) -> Exception:
+    kind, sep, text = message.partition(": ")
+    if not sep or not kind.isidentifier():
+        return Error(message)
+    cls = _error_class(kind)
+    return cls(text) if cls is not Error or kind == "RuntimeError" else Error(message)
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _ValueUnion(ctypes.Union):
+    _fields_ = [
+        ("v_int64", ctypes.c_int64),
+        ("v_float64", ctypes.c_double),
+        ("v_ptr", ctypes.c_void_p),
+        ("v_str", ctypes.c_char_p),
+        ("v_device", DLDevice),
+    ]
+
+
+class ModrtValue(ctypes.Structure):
+    _fields_ = [("type_code", ctypes.c_int32), ("reserved", ctypes.c_int32), ("u", _ValueUnion)]
+
+
+SafeCallFunc = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ModrtValue), ctypes.c_int32, ctypes.POINTER(ModrtValue)
+)
+Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def package_root() -> Path:
+    """Root of the tree modrt was imported from (runfiles repository, or site-packages)."""
+    return Path(__file__).parent.parent.parent
+
+
+def find_library(relative: str) -> Optional[Path]:
+    """Where a DSO named by its repository-relative path lies: MODRT_LIBRARY_PATH
+    directories first, then the package's own lib/ (wheels), then the build tree."""
+    name = os.path.basename(relative)
+    for d in os.environ.get("MODRT_LIBRARY_PATH", "").split(os.pathsep):
+        if d and os.path.isfile(os.path.join(d, name)):
+            return Path(d, name)
+    packaged = Path(__file__).parent / "lib" / name
+    if packaged.is_file():
+        return packaged
+    built = package_root() / relative
+    return built if built.exists() else None
+
+
+def _load_core() -> ctypes.CDLL:
+    path = find_library(_selection.CORE)
+    if path is None:
+        raise ImportError(
+            f"modrt: cannot find libmodrt_runtime.so (looked in MODRT_LIBRARY_PATH, "
+            f"{Path(__file__).parent / 'lib'}, {package_root() / _selection.CORE})"
+        )
+    lib = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+    found = lib.ModrtAbiVersion()
+    if found != ABI_VERSION:
+        raise ImportError(f"modrt: {path} has ABI version {found}, this package expects {ABI_VERSION}")
+    c = ctypes
+    for fn, res, args in [
+        ("ModrtGetLastError", c.c_char_p, []),
+        ("ModrtSetLastError", None, [c.c_char_p]),
+        ("ModrtObjectRetain", c.c_int, [c.c_void_p]),
+        ("ModrtObjectRelease", c.c_int, [c.c_void_p]),
+        ("ModrtObjectTypeIndex", c.c_int32, [c.c_void_p]),
+        ("ModrtBytesCreate", c.c_int, [c.c_char_p, c.c_size_t, c.c_int, c.POINTER(c.c_void_p)]),
+        ("ModrtBytesGet", c.c_int, [c.c_void_p, c.POINTER(c.c_void_p), c.POINTER(c.c_size_t)]),
+        ("ModrtFunctionCreate", c.c_int, [SafeCallFunc, c.c_void_p, Deleter, c.POINTER(c.c_void_p)]),
+        ("ModrtFunctionCall", c.c_int, [c.c_void_p, c.POINTER(ModrtValue), c.c_int32, c.POINTER(ModrtValue)]),
+        ("ModrtRegisterGlobal", c.c_int, [c.c_char_p, c.c_void_p, c.c_int]),
+        ("ModrtGetGlobal", c.c_int, [c.c_char_p, c.POINTER(c.c_void_p)]),
+        ("ModrtTensorGetDLTensor", c.c_int, [c.c_void_p, c.POINTER(c.POINTER(DLTensor))]),
+        ("ModrtTensorFromDLPack", c.c_int, [c.c_void_p, c.POINTER(c.c_void_p)]),
+        ("ModrtTensorToDLPack", c.c_int, [c.c_void_p, c.POINTER(c.c_void_p)]),
+        ("ModrtLoadPlugin", c.c_int, [c.c_char_p]),
+    ]:
+        f = getattr(lib, fn)
+        f.restype = res
+        f.argtypes = args
+    return lib
+
+
+LIB = _load_core()
+
+
+def check(status: int) -> None:
+    if status != 0:
+        raise error_from_message(LIB.ModrtGetLastError().decode("utf-8", "replace"))
+
+
+def load_plugin(path: str | os.PathLike) -> None:
+    check(LIB.ModrtLoadPlugin(os.fsencode(path)))
+
+
+class Object:
+    """An owned reference to a native object."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: int) -> None:
+        self.handle = handle
+
+    def __del__(self) -> None:
+        if self.handle and LIB is not None:
+            LIB.ModrtObjectRelease(self.handle)
+            self.handle = None
+
+
+_OBJECT_CLASSES: dict[int, Callable[[int], Any]] = {}
+
+
+def register_object_class(type_index: int, cls: Callable[[int], Any]) -> None:
+    _OBJECT_CLASSES[type_index] = cls
+
+
+def _bytes_of(handle: int) -> bytes:
+    data = ctypes.c_void_p()
+    size = ctypes.c_size_t()
+    check(LIB.ModrtBytesGet(handle, ctypes.byref(data), ctypes.byref(size)))
+    return ctypes.string_at(data, size.value) if size.value else b""
+
+
+def _new_bytes(data: bytes, is_string: bool) -> int:
+    out = ctypes.c_void_p()
+    check(LIB.ModrtBytesCreate(data, len(data), int(is_string), ctypes.byref(out)))
+    return out.value
+
+
+def _object_from_handle(handle: int) -> Any:
+    """Wraps an owned handle (one reference, ours to release)."""
+    type_index = LIB.ModrtObjectTypeIndex(handle)
+    if type_index in (OBJ_STRING, OBJ_BYTES):
+        try:
+            data = _bytes_of(handle)
+        finally:
+            LIB.ModrtObjectRelease(handle)
+        return data.decode("utf-8") if type_index == OBJ_STRING else data
+    cls = _OBJECT_CLASSES.get(type_index, Object)
+    return cls(handle)
+
+
+def _to_python(value: ModrtValue, owned: bool) -> Any:
+    code = value.type_code
+    if code == NONE:
+        return None
+    if code == INT:
+        return value.u.v_int64
+    if code == FLOAT:
+        return value.u.v_float64
+    if code == OPAQUE_PTR:
+        return value.u.v_ptr or 0
+    if code == RAW_STR:
+        return value.u.v_str.decode("utf-8")
+    if code == DEVICE:
+        from .runtime import Device
+
+        return Device._from_dl(value.u.v_device)
+    if code == DLTENSOR_PTR:
+        raise TypeError("borrowed DLTensor arguments cannot be passed to Python functions")
+    if code == OBJECT:
+        handle = value.u.v_ptr
+        if handle is None:
+            return None
+        if not owned:
+            LIB.ModrtObjectRetain(handle)
+        return _object_from_handle(handle)
+    raise TypeError(f"unknown value type code {code}")
+
+
+def _fill(slot: ModrtValue, arg: Any, temps: list) -> None:
+    """Writes `arg` into `slot` as a borrowed argument; `temps` keeps what it needs alive."""
+    if arg is None:
+        slot.type_code = NONE
+    elif isinstance(arg, Object):
+        slot.type_code = OBJECT
+        slot.u.v_ptr = arg.handle
+    elif isinstance(arg, (bool, int)):
+        slot.type_code = INT
+        slot.u.v_int64 = int(arg)
+    elif isinstance(arg, float):
+        slot.type_code = FLOAT
+        slot.u.v_float64 = arg
+    elif isinstance(arg, str):
+        encoded = arg.encode("utf-8")
+        temps.append(encoded)
+        slot.type_code = RAW_STR
+        slot.u.v_str = encoded
+    elif isinstance(arg, (bytes, bytearray, memoryview)):
+        holder = Object(_new_bytes(bytes(arg), False))
+        temps.append(holder)
+        slot.type_code = OBJECT
+        slot.u.v_ptr = holder.handle
+    elif hasattr(arg, "_as_dl_device"):
+        slot.type_code = DEVICE
+        slot.u.v_device = arg._as_dl_device()
+    elif callable(arg):
+        holder = convert_to_function(arg)
+        temps.append(holder)
+        slot.type_code = OBJECT
+        slot.u.v_ptr = holder.handle
+    else:
+        raise TypeError(f"cannot pass a {type(arg).__name__} to a modrt function")
+
+
+class Function(Object):
+    """A native function: from the registry, a module, or wrapped Python."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any) -> Any:
+        n = len(args)
+        values = (ModrtValue * n)()
+        temps: list = []
+        for i, a in enumerate(args):
+            _fill(values[i], a, temps)
+        ret = ModrtValue()
+        check(LIB.ModrtFunctionCall(self.handle, values, n, ctypes.byref(ret)))
+        return _to_python(ret, owned=True)
+
+
+register_object_class(OBJ_FUNCTION, Function)
+
+# Python callables live here while a native function refers to them.
+_PY_FUNCTIONS: dict[int, Callable[..., Any]] = {}
+_next_resource = 0
+
+
+def _exception_kind(e: BaseException) -> str:
+    for cls in type(e).__mro__:
+        if cls.__module__ == "builtins" and cls.__name__ != "BaseException":
+            return cls.__name__
+    return "RuntimeError"
+
+
+def _write_return(ret: ModrtValue, result: Any) -> None:
+    temps: list = []
+    _fill(ret, result, temps)
+    if ret.type_code == RAW_STR:
+        ret.type_code = OBJECT
+        ret.u.v_ptr = _new_bytes(result.encode("utf-8"), True)
+    elif ret.type_code == OBJECT:
+        # The caller owns one reference.
+        check(LIB.ModrtObjectRetain(ret.u.v_ptr))
+
+
+@SafeCallFunc
+def _call_python(resource, args, num_args, ret):  # type: ignore[no-untyped-def]
+    try:
+        fn = _PY_FUNCTIONS[resource]
+        result = fn(*[_to_python(args[i], owned=False) for i in range(num_args)])
+        _write_return(ret[0], result)
+        return 0
+    except BaseException as e:  # noqa: BLE001 - every error must cross as a code
+        LIB.ModrtSetLastError(f"{_exception_kind(e)}: {e}".encode("utf-8", "replace"))
+        return -1
+
+
+@Deleter
+def _forget_python(resource):  # type: ignore[no-untyped-def]
+    _PY_FUNCTIONS.pop(resource, None)
+
+
+def convert_to_function(fn: Callable[..., Any]) -> Function:
+    global _next_resource
+    _next_resource += 1
+    key = _next_resource
+    _PY_FUNCTIONS[key] = fn
+    out = ctypes.c_void_p()
+    check(LIB.ModrtFunctionCreate(_call_python, key, _forget_python, ctypes.byref(out)))
+    return Function(out.value)
+
+
+def get_global_func(name: str, allow_missing: bool = False) -> Optional[Function]:
+    out = ctypes.c_void_p()
+    check(LIB.ModrtGetGlobal(name.encode("utf-8"), ctypes.byref(out)))
+    if not out.value:
+        if allow_missing:
+            return None
+        raise _error_class("KeyError")(f"no global function '{name}' is registered")
+    return Function(out.value)
+
+
+def register_func(
+    name: str, fn: Optional[Callable[..., Any]] = None, override: bool = False
+) -> Any:
+    """Registers a Python callable as global `name`; usable as a decorator."""
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        func = convert_to_function(f)
+        check(LIB.ModrtRegisterGlobal(name.encode("utf-8"), func.handle, int(override)))
+        return f
+
+    return register(fn) if fn is not None else register
+
+
+_GLOBALS: dict[str, Function] = {}
+
+
+def call(name: str, *args: Any) -> Any:
+    """Calls a core global by name (cached: core globals never change)."""
+    f = _GLOBALS.get(name)
+    if f is None:
+        f = _GLOBALS[name] = get_global_func(name)
+    return f(*args)

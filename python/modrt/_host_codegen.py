@@ -1,0 +1,82 @@
+"""Host codegen: C source -> a shared object carried as bytes (module kind "so").
+
+For each signature the driver appends a wrapper
+`int32_t __modrt_call_<f>(void* const* args)` that calls `f` with each
+argument read in its declared C type; the runtime marshals into that layout.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from typing import Sequence, Union
+
+from ._ffi import call
+from .runtime import Module, Payload
+
+_C_TYPES = {
+    "bool": "int8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "uint8": "uint8_t",
+    "uint16": "uint16_t",
+    "uint32": "uint32_t",
+    "uint64": "uint64_t",
+    "float16": "uint16_t",
+    "bfloat16": "uint16_t",
+    "float32": "float",
+    "float64": "double",
+}
+
+
+def parse_signature(signature: str) -> tuple[str, list[tuple[str, bool]], list[str]]:
+    """(name, [(dtype, is_buffer)], launch_tags), via the core's parser."""
+    canonical: str = call("signature.normalize", signature)
+    name, _, rest = canonical.partition("(")
+    arg_text, _, tag_text = rest[:-1].partition(";")
+    args = [(a.strip().rstrip("*"), a.strip().endswith("*")) for a in arg_text.split(",") if a.strip()]
+    tags = [t.strip() for t in tag_text.split(",") if t.strip()]
+    return name, args, tags
+
+
+def _wrapper(signature: str) -> str:
+    name, args, tags = parse_signature(signature)
+    if tags:
+        raise ValueError(f"cpu function {name} cannot take launch parameters ({', '.join(tags)})")
+    params = []
+    for i, (dtype, is_buffer) in enumerate(args):
+        ctype = _C_TYPES.get(dtype.split("x")[0] if "x" in dtype else dtype)
+        if ctype is None or ("x" in dtype and not is_buffer):
+            raise ValueError(f"cpu function {name}: argument {i} of dtype {dtype} is not supported")
+        params.append(f"*({ctype}**)args[{i}]" if is_buffer else f"*({ctype}*)args[{i}]")
+    return (
+        f"int32_t __modrt_call_{name}(void* const* args) {{\n"
+        f"  (void)args;\n  {name}({', '.join(params)});\n  return 0;\n}}\n"
+    )
+
+
+def compile_c(source: Union[str, bytes], functions: Sequence[str]) -> Module:
+    """Compiles C `source` with the system C compiler ($CC, default cc)."""
+    text = source.decode("utf-8") if isinstance(source, bytes) else source
+    unit = "#include <stdint.h>\n" + text + "\n\n" + "".join(_wrapper(f) for f in functions)
+    compiler = shlex.split(os.environ.get("CC", "cc"))
+    with tempfile.TemporaryDirectory(prefix="modrt-cc-") as tmp:
+        src_path = os.path.join(tmp, "module.c")
+        so_path = os.path.join(tmp, "module.so")
+        with open(src_path, "w", encoding="utf-8") as f:
+            f.write(unit)
+        cmd = compiler + ["-shared", "-fPIC", "-O2", "-std=gnu11", "-o", so_path, src_path]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+        except FileNotFoundError:
+            raise RuntimeError(f"no C compiler: '{compiler[0]}' not found (set CC)") from None
+        if proc.returncode != 0:
+            raise ValueError(f"C compilation failed ({' '.join(cmd)}):\n{proc.stderr}")
+        with open(so_path, "rb") as f:
+            image = f.read()
+    payload = Payload.create("single-binary", "so", functions, code=image, sources={"c": text})
+    return call("module.create.so", payload)

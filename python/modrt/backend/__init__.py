@@ -1,0 +1,174 @@
+"""Backends: in-tree hooks (modrt.backend.<x>), their runtime DSOs, and
+out-of-tree backends found through the `modrt.backends` entry-point group.
+
+`modrt.backend` is a namespace: `modrt.backend.<x>` may come from this
+repository's backends/<x>/ or from any installed distribution.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Optional
+
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)  # noqa: F821 - package attribute
+
+from .. import _ffi, _selection  # noqa: E402
+
+ENTRY_POINT_GROUP = "modrt.backends"
+
+
+@dataclass
+class RuntimeStatus:
+    """What happened to one backend's runtime DSO in this process."""
+
+    selected: bool
+    path: Optional[str] = None
+    loaded: bool = False
+    reason: str = ""  # why it is not loaded
+
+
+@dataclass
+class _State:
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    loaded: dict[str, str] = field(default_factory=dict)  # name -> how it was loaded
+    failed: dict[str, str] = field(default_factory=dict)  # name -> why not
+    runtimes: dict[str, RuntimeStatus] = field(default_factory=dict)
+    autoloaded: bool = False
+
+
+_state = _State()
+
+
+def in_tree() -> list[str]:
+    """The in-tree backends this build knows, whether or not their runtime was selected."""
+    return list(_selection.RUNTIMES)
+
+
+def load(name: str) -> None:
+    """Imports modrt.backend.<name> and calls its register_backend(), once."""
+    with _state.lock:
+        if name in _state.loaded:
+            return
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ImportError as e:
+            raise ImportError(f"modrt: no backend hook modrt.backend.{name}: {e}") from e
+        register = getattr(module, "register_backend", None)
+        if not callable(register):
+            raise ImportError(f"modrt: modrt.backend.{name} has no register_backend()")
+        register()
+        _state.loaded[name] = "hook"
+        _state.failed.pop(name, None)
+
+
+def is_loaded(name: str) -> bool:
+    return name in _state.loaded
+
+
+def loaded() -> dict[str, str]:
+    """Loaded backends, each with how it came: 'hook' or 'entry point <name>'."""
+    return dict(_state.loaded)
+
+
+def failures() -> dict[str, str]:
+    """Backends whose hook or entry point failed in this process, and why."""
+    return dict(_state.failed)
+
+
+def runtime_status(name: str) -> RuntimeStatus:
+    """Whether `name`'s runtime DSO was selected, found and loaded, and why not."""
+    with _state.lock:
+        status = _state.runtimes.get(name)
+        if status is None:
+            status = _locate_runtime(name)
+        return status
+
+
+def _locate_runtime(name: str) -> RuntimeStatus:
+    relative = _selection.RUNTIMES.get(name)
+    if relative is None:
+        why = f"not selected in this build (--//backends:{name}=off)"
+        if name not in _selection.RUNTIMES:
+            why = "not an in-tree backend"
+        return RuntimeStatus(selected=False, reason=why)
+    found = _ffi.find_library(relative)
+    if found is None:
+        expected = _ffi.package_root() / relative
+        return RuntimeStatus(selected=True, path=str(expected), reason=f"{expected} is missing")
+    return RuntimeStatus(selected=True, path=str(found))
+
+
+def load_runtime(name: str) -> bool:
+    """Loads `name`'s runtime DSO if it was selected and is present.
+
+    Absent: skipped silently. Present but broken: a warning naming the file and
+    the reason. Returns whether the runtime is loaded.
+    """
+    with _state.lock:
+        status = _state.runtimes.get(name)
+        if status is not None:
+            return status.loaded
+        status = _locate_runtime(name)
+        _state.runtimes[name] = status
+        if status.path is None or status.reason:
+            return False
+        try:
+            _ffi.load_plugin(status.path)
+            status.loaded = True
+        except Exception as e:  # noqa: BLE001 - a broken DSO must not break import
+            status.reason = str(e)
+            warnings.warn(f"modrt: {name} runtime not loaded: {e}", RuntimeWarning, stacklevel=2)
+        return status.loaded
+
+
+def _load_extra() -> None:
+    path = _ffi.find_library("backends/extra/libmodrt_runtime_extra.so")
+    if path is None:
+        return
+    try:
+        _ffi.load_plugin(path)
+    except Exception as e:  # noqa: BLE001
+        warnings.warn(f"modrt: {path} not loaded: {e}", RuntimeWarning, stacklevel=2)
+
+
+def _load_entry_points() -> None:
+    from importlib import metadata
+
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        name = f"entry point {ep.name} ({ep.value})"
+        try:
+            hook = ep.load()
+            if not callable(hook):
+                raise TypeError(f"{ep.value} is not callable")
+            hook()
+            _state.loaded[ep.name] = name
+        except Exception as e:  # noqa: BLE001 - out-of-tree code must not break import
+            _state.failed[ep.name] = f"{name}: {type(e).__name__}: {e}"
+            warnings.warn(f"modrt: backend {name} failed: {e}", RuntimeWarning, stacklevel=2)
+
+
+def autoload() -> None:
+    """Once per process: in-tree hooks (each loading its runtime if selected),
+    libmodrt_runtime_extra.so, then the `modrt.backends` entry points.
+    MODRT_DEVICE_BACKEND_AUTOLOAD=0 turns it all off."""
+    with _state.lock:
+        if _state.autoloaded:
+            return
+        _state.autoloaded = True
+        if os.environ.get("MODRT_DEVICE_BACKEND_AUTOLOAD", "1") == "0":
+            return
+        for name in _selection.RUNTIMES:
+            try:
+                load(name)
+            except Exception as e:  # noqa: BLE001 - a raising hook must not break import
+                _state.failed[name] = f"hook: {type(e).__name__}: {e}"
+                warnings.warn(f"modrt: backend hook {name} failed: {e}", RuntimeWarning, stacklevel=2)
+        _load_extra()
+        _load_entry_points()
+

@@ -1,0 +1,66 @@
+"""Compilation targets, and detecting one from a device."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .runtime import DEVICE_TYPES, Device
+
+
+class Target:
+    """A compilation target: a kind ("cpu", "cuda", ...) and its attributes."""
+
+    def __init__(self, kind: str, **attrs: Any) -> None:
+        if not kind:
+            raise ValueError("a target needs a kind")
+        self.kind = kind
+        self.attrs = attrs
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise AttributeError(f"target {self.kind} has no attribute '{name}'") from None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Target) and (self.kind, self.attrs) == (other.kind, other.attrs)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in sorted(self.attrs.items()))
+        return f"Target({self.kind!r}{', ' if inner else ''}{inner})"
+
+
+TargetDetector = Callable[[Device], Target]
+_DETECTORS: dict[str, TargetDetector] = {}
+
+
+def register_device_target_detector(device_type: str, detector: TargetDetector) -> None:
+    """Registers how to describe a device of `device_type` as a Target."""
+    _DETECTORS[device_type] = detector
+
+
+def detect_target_from_device(dev: Device | str) -> Target:
+    """The target of an existing device. ValueError for a device type with no
+    detector (naming the supported ones) or a device that does not exist."""
+    if isinstance(dev, str):
+        dev = Device(dev) if dev in DEVICE_TYPES else _unknown(dev)
+    detector = _DETECTORS.get(dev.kind)
+    if detector is None:
+        _unknown(dev.kind)
+    reason = dev.unavailable_reason
+    if reason:
+        raise ValueError(
+            f"cannot detect a target: {dev} does not exist ({reason}); check that its driver "
+            f"is installed and that libmodrt_runtime_{dev.kind}.so is built "
+            f"(--//backends:{dev.kind}=on)"
+        )
+    return detector(dev)
+
+
+def _unknown(kind: str) -> Any:
+    raise ValueError(
+        f"no target detector for device type '{kind}'; supported: {', '.join(sorted(_DETECTORS))}"
+    )
+
+
+register_device_target_detector("cpu", lambda dev: Target("cpu"))

@@ -1,0 +1,42 @@
+"""Test support: run Python in a fresh process against a copy of the installed
+modrt tree in which real files have been removed or replaced."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Mapping, Optional
+
+import modrt._ffi
+
+
+def copy_tree(dest: Path, drop: tuple[str, ...] = (), replace: Optional[Mapping[str, bytes]] = None) -> Path:
+    """Mirrors modrt's runfiles tree under `dest` with symlinks, then deletes
+    the `drop` paths and writes `replace` contents (paths relative to the root)."""
+    root = modrt._ffi.package_root()
+    for dirpath, _, files in os.walk(root, followlinks=True):
+        rel = Path(dirpath).relative_to(root)
+        (dest / rel).mkdir(parents=True, exist_ok=True)
+        for f in files:
+            os.symlink(os.path.realpath(Path(dirpath, f)), dest / rel / f)
+    for rel in drop:
+        (dest / rel).unlink()
+    for rel, data in (replace or {}).items():
+        target = dest / rel
+        if target.is_symlink() or target.exists():
+            target.unlink()
+        target.write_bytes(data)
+    return dest
+
+
+def run_python(code: str, tree: Optional[Path] = None, env: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter; with `tree`, modrt comes from there."""
+    full_env = dict(os.environ)
+    if tree is not None:
+        root = str(modrt._ffi.package_root())
+        paths = [p.replace(root, str(tree), 1) for p in sys.path if p.startswith(root)]
+        full_env["PYTHONPATH"] = os.pathsep.join(paths)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env, timeout=300)

@@ -1,0 +1,33 @@
+"""Shared build settings and the pytest test macro."""
+
+load("@rules_python//python:defs.bzl", "py_test")
+
+# Every native target: only symbols marked MODRT_API leave a DSO.
+MODRT_COPTS = [
+    "-fvisibility=hidden",
+    "-Wall",
+    "-Wextra",
+    "-Wno-unused-parameter",
+]
+
+def modrt_py_test(name, srcs, deps = [], data = [], **kwargs):
+    """A py_test that runs its sources under pytest with modrt importable.
+
+    Results go to Bazel's XML_OUTPUT_FILE, so each pytest case is counted.
+
+    Args:
+      name: test name.
+      srcs: pytest files.
+      deps: extra py_library deps.
+      data: extra runfiles.
+      **kwargs: passed to py_test (tags, size, env, target_compatible_with, ...).
+    """
+    py_test(
+        name = name,
+        srcs = srcs + ["//tools:pytest_main.py"],
+        main = "//tools:pytest_main.py",
+        args = ["$(rootpath %s)" % s for s in srcs],
+        deps = ["//python:modrt"] + deps,
+        data = data,
+        **kwargs
+    )
