@@ -22,6 +22,7 @@ def modrt_py_test(name, srcs, deps = [], data = [], **kwargs):
       data: extra runfiles.
       **kwargs: passed to py_test (tags, size, env, target_compatible_with, ...).
     """
+    kwargs.setdefault("size", "small")
     py_test(
         name = name,
         srcs = srcs + ["//tools:pytest_main.py"],

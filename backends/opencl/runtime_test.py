@@ -137,3 +137,18 @@ def test_without_an_icd_the_device_says_why(tmp_path):
     assert proc.returncode == 0, proc.stderr
     exist, reason = proc.stdout.splitlines()
     assert exist == "False" and "no OpenCL platform found" in reason
+
+
+def test_dso_links_the_core_dynamically_and_no_driver():
+    import subprocess
+
+    path = modrt.backend.runtime_status("opencl").path
+    dynamic = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+    needed = [line.split("[")[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
+    assert "libmodrt_runtime.so" in needed
+    assert not any("OpenCL" in n for n in needed), needed
+    # Core symbols are imported from libmodrt_runtime.so, never defined here.
+    symbols = subprocess.run(["nm", "-D", path], capture_output=True, text=True, check=True).stdout
+    assert " U ModrtSetLastError" in symbols
+    defined = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True, check=True).stdout
+    assert "ModrtGetGlobal" not in defined and "RegisterGlobal" not in defined

@@ -1,0 +1,53 @@
+"""Counts test results of one `bazel test` run: prints "passed failed skipped".
+
+Each test target that Bazel reports in the log is counted by the pytest cases
+in its test.xml; a target that failed without one counts as one failure, and
+a target Bazel skipped (incompatible with the selected runtimes) as one skip.
+"""
+
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+LINE = re.compile(r"^(//\S+)\s+(?:\(cached\) )?(PASSED|FAILED|SKIPPED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD|INCOMPLETE)\b")
+
+
+def cases(xml_path: Path) -> tuple[int, int, int]:
+    root = ET.parse(xml_path).getroot()
+    suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
+    passed = failed = skipped = 0
+    for suite in suites:
+        total = int(suite.get("tests", 0))
+        bad = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        skip = int(suite.get("skipped", 0))
+        passed += total - bad - skip
+        failed += bad
+        skipped += skip
+    return passed, failed, skipped
+
+
+def main(log: str, testlogs: str) -> None:
+    passed = failed = skipped = 0
+    for line in Path(log).read_text(errors="replace").splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        label, result = m.groups()
+        if result == "SKIPPED":
+            skipped += 1
+            continue
+        package, _, name = label[2:].partition(":")
+        xml_path = Path(testlogs, package, name, "test.xml")
+        try:
+            p, f, s = cases(xml_path)
+        except (OSError, ET.ParseError):
+            p, f, s = 0, 1, 0
+        if result != "PASSED" and f == 0:
+            f = 1  # Bazel saw a failure pytest did not record (crash, timeout)
+        passed, failed, skipped = passed + p, failed + f, skipped + s
+    print(passed, failed, skipped)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
