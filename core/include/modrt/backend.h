@@ -75,10 +75,17 @@ MODRT_API void RegisterRuntimeModule(const BackendInfo& backend, ModuleFactory f
 
 }  // namespace modrt
 
+// The ABI version a plugin states; overridable only to test the refusal.
+#ifndef MODRT_PLUGIN_ABI_VERSION
+#define MODRT_PLUGIN_ABI_VERSION MODRT_ABI_VERSION
+#endif
+
 // Defines the two entry points of a backend plugin DSO. `init` registers the
 // plugin's functions; it runs once, after the ABI check.
-#define MODRT_DEFINE_PLUGIN(init)                                                    \
-  extern "C" MODRT_API int32_t modrt_plugin_abi_version(void) { return MODRT_ABI_VERSION; } \
+#define MODRT_DEFINE_PLUGIN(init)                                         \
+  extern "C" MODRT_API int32_t modrt_plugin_abi_version(void) {           \
+    return MODRT_PLUGIN_ABI_VERSION;                                      \
+  }                                                                       \
   extern "C" MODRT_API int modrt_plugin_init(void) { return ::modrt::GuardCall(init); }
 
 #endif  // MODRT_BACKEND_H_

@@ -1,0 +1,83 @@
+"""A runtime DSO that is present but broken gives a warning naming the file and
+the reason; `import modrt` and unrelated backends keep working."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+import modrt
+import modrt._ffi
+import modrt_testing
+
+OPENCL_DSO = "backends/opencl/libmodrt_runtime_opencl.so"
+PLUGINS = Path(modrt._ffi.package_root(), "tests", "plugins")
+
+# After the import, a host module still compiles and runs: the core is intact.
+PROBE = """
+import warnings
+warnings.simplefilter("always")
+import numpy as np, modrt
+m = modrt.compile("void one(int* x) { x[0] = 1; }", "cpu", ["one(int32*)"])
+t = modrt.empty((1,), "int32"); m["one"](t)
+assert t.numpy()[0] == 1
+print("opencl loaded:", modrt.backend.runtime_status("opencl").loaded)
+print("opencl reason:", modrt.backend.runtime_status("opencl").reason)
+"""
+
+
+def run_with_opencl_dso(tmp_path, data: bytes):
+    tree = modrt_testing.copy_tree(tmp_path / "tree", replace={OPENCL_DSO: data})
+    # The fault must be seen even when this build did not select OpenCL.
+    selection = tree / "python/modrt/_selection.py"
+    text = selection.read_text().replace('"opencl": None', f'"opencl": "{OPENCL_DSO}"')
+    selection.unlink()
+    selection.write_text(text)
+    return modrt_testing.run_python(PROBE, tree=tree), tree / OPENCL_DSO
+
+
+@pytest.mark.parametrize(
+    "name, data, reason",
+    [
+        ("empty", b"", "is empty"),
+        ("garbage", b"this is not an ELF object\n" * 64, "invalid ELF header|file too short"),
+        ("wrong ABI", (PLUGINS / "wrong_abi_plugin.so").read_bytes(), "ABI version 999"),
+        ("unresolved symbol", (PLUGINS / "unresolved_symbol_plugin.so").read_bytes(),
+         "undefined symbol: modrt_test_symbol_that_nothing_defines"),
+    ],
+)
+def test_broken_runtime_dso_warns_and_import_survives(tmp_path, name, data, reason):
+    proc, path = run_with_opencl_dso(tmp_path, data)
+    assert proc.returncode == 0, proc.stderr
+    assert "opencl loaded: False" in proc.stdout
+    assert "RuntimeWarning" in proc.stderr and str(path) in proc.stderr, proc.stderr
+    assert re.search(reason, proc.stderr), proc.stderr
+    assert re.search(reason, proc.stdout), proc.stdout
+
+
+def test_a_good_plugin_in_the_same_place_loads(tmp_path):
+    proc, _ = run_with_opencl_dso(tmp_path, (PLUGINS / "good_plugin.so").read_bytes())
+    assert proc.returncode == 0, proc.stderr
+    assert "opencl loaded: True" in proc.stdout
+    assert "RuntimeWarning" not in proc.stderr
+
+
+def test_loading_a_plugin_twice_is_idempotent():
+    path = PLUGINS / "good_plugin.so"
+    modrt._ffi.load_plugin(path)
+    modrt._ffi.load_plugin(path)
+    assert modrt.get_global_func("testing.faulty_plugin_loaded", allow_missing=True) is not None
+
+
+def test_missing_plugin_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        modrt._ffi.load_plugin(tmp_path / "nope.so")
+
+
+def test_autoload_disabled_loads_no_backend():
+    proc = modrt_testing.run_python(
+        "import modrt; print(modrt.backend.loaded(), modrt.backend.runtime_status('opencl').loaded)",
+        env={"MODRT_DEVICE_BACKEND_AUTOLOAD": "0"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "{} False"
