@@ -25,6 +25,8 @@ def _modrt_selection_impl(ctx):
         path = selected.get(backend)
         lines.append("    %r: %s," % (backend, repr(path) if path else "None"))
     lines.append("}")
+    lines.append("# Backends that have a runtime DSO in this repository (and a flag).")
+    lines.append("HAS_RUNTIME = %r" % tuple(ctx.attr.runtime_backends))
     lines.append("CORE = %r" % _runfiles_path(ctx.file.core))
     lines.append("COMPILER = %r" % _runfiles_path(ctx.file.compiler))
     lines.append("")
@@ -38,6 +40,7 @@ modrt_selection = rule(
         "compiler": attr.label(allow_single_file = True, mandatory = True),
         "core": attr.label(allow_single_file = True, mandatory = True),
         "out": attr.output(mandatory = True),
+        "runtime_backends": attr.string_list(mandatory = True),
         "runtimes": attr.label_list(),
     },
 )

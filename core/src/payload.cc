@@ -290,6 +290,9 @@ std::string PayloadObj::InspectSource(const std::string& format) const {
   if (src != source.end()) return src->second;
   if (want == fmt) {
     if (shape == PayloadShape::kSingleBinary) return code;
+    // One shader comes back as it is (binary formats stay usable); several
+    // are listed under a header each.
+    if (smap.size() == 1) return smap.begin()->second;
     std::string all;
     for (const auto& kv : smap) all += "// function: " + kv.first + "\n" + kv.second + "\n";
     return all;

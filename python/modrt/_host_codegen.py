@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
-import tempfile
 from typing import Sequence, Union
 
+from ._codegen import parse_signature, run_tool, text_of
 from ._ffi import call
 from .runtime import Module, Payload
 
@@ -33,16 +32,6 @@ _C_TYPES = {
 }
 
 
-def parse_signature(signature: str) -> tuple[str, list[tuple[str, bool]], list[str]]:
-    """(name, [(dtype, is_buffer)], launch_tags), via the core's parser."""
-    canonical: str = call("signature.normalize", signature)
-    name, _, rest = canonical.partition("(")
-    arg_text, _, tag_text = rest[:-1].partition(";")
-    args = [(a.strip().rstrip("*"), a.strip().endswith("*")) for a in arg_text.split(",") if a.strip()]
-    tags = [t.strip() for t in tag_text.split(",") if t.strip()]
-    return name, args, tags
-
-
 def _wrapper(signature: str) -> str:
     name, args, tags = parse_signature(signature)
     if tags:
@@ -61,22 +50,13 @@ def _wrapper(signature: str) -> str:
 
 def compile_c(source: Union[str, bytes], functions: Sequence[str]) -> Module:
     """Compiles C `source` with the system C compiler ($CC, default cc)."""
-    text = source.decode("utf-8") if isinstance(source, bytes) else source
+    text = text_of(source)
     unit = "#include <stdint.h>\n" + text + "\n\n" + "".join(_wrapper(f) for f in functions)
     compiler = shlex.split(os.environ.get("CC", "cc"))
-    with tempfile.TemporaryDirectory(prefix="modrt-cc-") as tmp:
-        src_path = os.path.join(tmp, "module.c")
-        so_path = os.path.join(tmp, "module.so")
-        with open(src_path, "w", encoding="utf-8") as f:
-            f.write(unit)
-        cmd = compiler + ["-shared", "-fPIC", "-O2", "-std=gnu11", "-o", so_path, src_path]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-        except FileNotFoundError:
-            raise RuntimeError(f"no C compiler: '{compiler[0]}' not found (set CC)") from None
-        if proc.returncode != 0:
-            raise ValueError(f"C compilation failed ({' '.join(cmd)}):\n{proc.stderr}")
-        with open(so_path, "rb") as f:
-            image = f.read()
+    cmd = compiler + ["-shared", "-fPIC", "-O2", "-std=gnu11", "-o", "module.so", "module.c"]
+    try:
+        image = run_tool(cmd, {"module.c": unit}, "module.so")
+    except ValueError as e:
+        raise ValueError(f"C compilation failed: {e}") from None
     payload = Payload.create("single-binary", "so", functions, code=image, sources={"c": text})
     return call("module.create.so", payload)

@@ -12,7 +12,7 @@ import os
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from pkgutil import extend_path
 
@@ -93,15 +93,29 @@ def runtime_status(name: str) -> RuntimeStatus:
 def _locate_runtime(name: str) -> RuntimeStatus:
     relative = _selection.RUNTIMES.get(name)
     if relative is None:
-        why = f"not selected in this build (--//backends:{name}=off)"
         if name not in _selection.RUNTIMES:
             why = "not an in-tree backend"
+        elif name not in _selection.HAS_RUNTIME:
+            why = "modrt has no runtime for this backend yet; its modules compile to fallbacks"
+        else:
+            why = f"not selected in this build (--//backends:{name}=off)"
         return RuntimeStatus(selected=False, reason=why)
     found = _ffi.find_library(relative)
     if found is None:
         expected = _ffi.package_root() / relative
         return RuntimeStatus(selected=True, path=str(expected), reason=f"{expected} is missing")
     return RuntimeStatus(selected=True, path=str(found))
+
+
+def register_in_tree(name: str, detector: Callable[..., Any], codegen: Callable[..., Any]) -> None:
+    """What every in-tree hook's register_backend() does: load the runtime DSO
+    if selected and present, then register the target detector and the
+    codegen driver (codegen works with or without the runtime)."""
+    from .. import _compile, target
+
+    load_runtime(name)
+    target.register_device_target_detector(name, detector)
+    _compile.register_codegen(name, codegen)
 
 
 def load_runtime(name: str) -> bool:

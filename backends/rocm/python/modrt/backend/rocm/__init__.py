@@ -1,0 +1,39 @@
+"""modrt.backend.rocm: HIP codegen through hipcc (ROCm has no source JIT)."""
+
+from __future__ import annotations
+
+import shutil
+
+from modrt import backend
+from modrt._codegen import Source, run_tool, text_of
+from modrt.runtime import Device, Payload
+from modrt.target import Target
+
+
+def detect_target(dev: Device) -> Target:
+    return Target(
+        "rocm",
+        mcpu=dev.attr("gcn_arch"),
+        max_threads_per_block=dev.max_threads_per_block,
+        max_shared_memory_per_block=dev.max_shared_memory_per_block,
+        thread_warp_size=dev.warp_size,
+    )
+
+
+def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
+    """HIP source to a code object (fmt "hsaco") with hipcc."""
+    text = text_of(source)
+    hipcc = shutil.which("hipcc")
+    if hipcc is None:
+        raise ValueError("ROCm has no source JIT: compiling HIP needs hipcc, which is not installed")
+    arch = tgt.attrs.get("mcpu", "gfx90a")
+    hsaco = run_tool(
+        [hipcc, "--genco", f"--offload-arch={arch}", "-o", "kernel.hsaco", "kernel.hip"],
+        {"kernel.hip": text},
+        "kernel.hsaco",
+    )
+    return Payload.create("single-binary", "hsaco", functions, code=hsaco, sources={"hip": text})
+
+
+def register_backend() -> None:
+    backend.register_in_tree("rocm", detect_target, codegen)

@@ -1,0 +1,62 @@
+"""Helpers shared by the codegen drivers of the hooks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from typing import Mapping, Sequence, Union
+
+from ._ffi import call
+
+Source = Union[str, bytes, Mapping[str, Union[str, bytes]]]
+
+
+def parse_signature(signature: str) -> tuple[str, list[tuple[str, bool]], list[str]]:
+    """(name, [(dtype, is_buffer)], launch_tags), via the core's parser."""
+    canonical: str = call("signature.normalize", signature)
+    name, _, rest = canonical.partition("(")
+    arg_text, _, tag_text = rest[:-1].partition(";")
+    args = [(a.strip().rstrip("*"), a.strip().endswith("*")) for a in arg_text.split(",") if a.strip()]
+    tags = [t.strip() for t in tag_text.split(",") if t.strip()]
+    return name, args, tags
+
+
+def text_of(source: Union[str, bytes]) -> str:
+    if isinstance(source, Mapping):
+        raise TypeError("this target takes one source text, not one per function")
+    return source.decode("utf-8") if isinstance(source, bytes) else source
+
+
+def per_function(source: Source, functions: Sequence[str]) -> dict[str, Union[str, bytes]]:
+    """Sources of multi-shader targets: a mapping {function: source} naming
+    every function, or one source shared by all of them."""
+    names = [parse_signature(f)[0] for f in functions]
+    if not isinstance(source, Mapping):
+        return {n: source for n in names}
+    missing = [n for n in names if n not in source]
+    extra = [n for n in source if n not in names]
+    if missing or extra:
+        raise ValueError(
+            f"per-function sources must match the signatures: missing {missing or 'none'}, "
+            f"without a signature {extra or 'none'}"
+        )
+    return {n: source[n] for n in names}
+
+
+def run_tool(cmd: list[str], inputs: Mapping[str, Union[str, bytes]], output: str) -> bytes:
+    """Runs an external compiler in a scratch directory holding `inputs`;
+    returns the bytes of `output`. Failures raise ValueError with its stderr."""
+    with tempfile.TemporaryDirectory(prefix="modrt-codegen-") as tmp:
+        for name, data in inputs.items():
+            mode = "wb" if isinstance(data, bytes) else "w"
+            with open(os.path.join(tmp, name), mode) as f:
+                f.write(data)
+        try:
+            proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        except FileNotFoundError:
+            raise RuntimeError(f"'{cmd[0]}' is not installed") from None
+        if proc.returncode != 0:
+            raise ValueError(f"{os.path.basename(cmd[0])} failed ({' '.join(cmd)}):\n{proc.stderr}{proc.stdout}")
+        with open(os.path.join(tmp, output), "rb") as f:
+            return f.read()

@@ -1,0 +1,115 @@
+"""The fallback contract (ARCHITECTURE.md section 5) for every in-tree backend
+whose runtime is not loaded: same kind, payload bytes, inspectable, refuses to
+launch with the exact message, never loadable as a real module."""
+
+import importlib
+
+import pytest
+
+import modrt
+from modrt._codegen import run_tool
+
+CUDA = 'extern "C" __global__ void scale(float* x, float a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }'
+METAL = "kernel void scale(device float* x [[buffer(0)]], uint i [[thread_position_in_grid]]) { x[i] *= 2.0; }"
+GLSL = """#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer X { float x[]; };
+void main() { x[gl_GlobalInvocationID.x] *= 2.0; }
+"""
+WGSL = "@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n@compute @workgroup_size(64) fn scale(@builtin(global_invocation_id) i: vec3<u32>) { x[i.x] *= 2.0; }"
+SIG = "scale(float32*, float32, int32; blockIdx.x, threadIdx.x)"
+NAMES = {"cuda": "CUDA", "metal": "Metal", "vulkan": "Vulkan", "hexagon": "Hexagon", "webgpu": "WebGPU"}
+
+
+def hexagon_object() -> bytes:
+    return run_tool(["cc", "-shared", "-fPIC", "-o", "k.so", "k.c"], {"k.c": "void scale(float* x) { x[0] *= 2; }"}, "k.so")
+
+
+CASES = {
+    "cuda": (CUDA, "cuda", CUDA),
+    "metal": (METAL, "metal", None),
+    "vulkan": (GLSL, "glsl", None),
+    "webgpu": (WGSL, "wgsl", None),
+    "hexagon": (None, None, None),
+}
+
+
+@pytest.fixture(params=sorted(CASES))
+def case(request, monkeypatch):
+    name = request.param
+    if modrt.backend.runtime_status(name).loaded:
+        pytest.skip(f"the {name} runtime is loaded in this build")
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    source, inspect_fmt, inspect_text = CASES[name]
+    if name == "hexagon":
+        source = hexagon_object()
+    return name, source, inspect_fmt, inspect_text
+
+
+def test_fallback_kind_bytes_and_refusal(case):
+    name, source, inspect_fmt, inspect_text = case
+    mod = modrt.compile(source, name, [SIG])
+    assert mod.kind == name and mod.is_fallback
+    hook = importlib.import_module(f"modrt.backend.{name}")
+    expected = hook.codegen(source, [SIG], modrt.target.Target(name)).save()
+    assert mod.save_to_bytes() == expected
+    with pytest.raises(modrt.Error) as e:
+        mod.get_function("scale")
+    assert str(e.value) == (
+        f"{NAMES[name]} runtime is not linked into this build; cannot launch kernels. Build with "
+        f"--//backends:{name}=on, or load this module where libmodrt_runtime_{name}.so is present."
+    )
+    with pytest.raises(ValueError, match=f"libmodrt_runtime_{name}.so is not loaded"):
+        modrt.load_module_from_bytes(name, mod.save_to_bytes())
+    if inspect_fmt:
+        text = mod.inspect_source(inspect_fmt)
+        assert (inspect_text or "scale" if name != "vulkan" else "gl_GlobalInvocationID") in text
+
+
+def test_vulkan_glsl_becomes_real_spirv():
+    mod = modrt.compile(GLSL, "vulkan", [SIG])
+    spirv = mod.inspect_source("spirv")
+    assert isinstance(spirv, bytes) and spirv[:4] == (0x07230203).to_bytes(4, "little")
+    # SPIR-V given as bytes is carried unchanged.
+    again = modrt.compile({"scale": spirv}, "vulkan", [SIG])
+    assert again.save_to_bytes() == mod.save_to_bytes()
+
+
+def test_bad_glsl_is_a_clear_error():
+    with pytest.raises(ValueError, match="GLSL of scale does not compile"):
+        modrt.compile("#version 450\nvoid main() { nope; }", "vulkan", [SIG])
+
+
+def test_rocm_without_hipcc_says_so():
+    with pytest.raises(ValueError, match="ROCm has no source JIT"):
+        modrt.compile("__global__ void scale(float* x) {}", "rocm", [SIG])
+
+
+def test_rocm_fallback_from_a_code_object_payload(monkeypatch):
+    payload = modrt.Payload.create("single-binary", "hsaco", [SIG], code=b"\x7fELF-code-object")
+    mod = modrt.get_global_func("codegen.rocm.create_module")(payload)
+    assert mod.kind == "rocm" and mod.is_fallback and mod.save_to_bytes() == payload.save()
+
+
+def test_per_function_sources_must_match_signatures():
+    with pytest.raises(ValueError, match="missing \\['scale'\\]"):
+        modrt.compile({"other": WGSL}, "webgpu", [SIG])
+
+
+def test_wrong_payload_shape_is_refused():
+    single = modrt.Payload.create("single-binary", "wgsl", [SIG], code=b"x")
+    with pytest.raises(ValueError, match="WebGPU modules are multi-shader"):
+        modrt.get_global_func("codegen.webgpu.create_module")(single)
+
+
+def test_unknown_target_names_the_known_ones():
+    with pytest.raises(ValueError, match="no codegen for target 'tpu'; known targets: cpu, cuda"):
+        modrt.compile("x", "tpu", [SIG])
+
+
+def test_target_detection_errors():
+    with pytest.raises(ValueError, match="no target detector for device type 'tpu'; supported: cpu"):
+        modrt.target.detect_target_from_device("tpu")
+    with pytest.raises(ValueError, match="cuda\\(0\\) does not exist .*libmodrt_runtime_cuda.so"):
+        modrt.target.detect_target_from_device(modrt.device("cuda"))
+    assert modrt.target.detect_target_from_device(modrt.cpu()).kind == "cpu"
