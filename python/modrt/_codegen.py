@@ -8,6 +8,7 @@ import tempfile
 from typing import Mapping, Sequence, Union
 
 from ._ffi import call
+from .runtime import Payload
 
 Source = Union[str, bytes, Mapping[str, Union[str, bytes]]]
 
@@ -42,6 +43,15 @@ def per_function(source: Source, functions: Sequence[str]) -> dict[str, Union[st
             f"without a signature {extra or 'none'}"
         )
     return {n: source[n] for n in names}
+
+
+def text_shaders(source: Source, functions: Sequence[str], fmt: str) -> Payload:
+    """A multi-shader payload of text shaders (MSL, WGSL), one per function."""
+    shaders = {n: t if isinstance(t, str) else t.decode() for n, t in per_function(source, functions).items()}
+    joined = "\n".join(f"// function: {n}\n{t}" for n, t in shaders.items())
+    return Payload.create(
+        "multi-shader", fmt, functions, shaders={n: t.encode() for n, t in shaders.items()}, sources={fmt: joined}
+    )
 
 
 def run_tool(cmd: list[str], inputs: Mapping[str, Union[str, bytes]], output: str) -> bytes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from modrt import backend
-from modrt._codegen import Source, per_function
+from modrt._codegen import Source, text_shaders
 from modrt.runtime import Device, Payload
 from modrt.target import Target
 
@@ -19,11 +19,7 @@ def detect_target(dev: Device) -> Target:
 
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     """MSL, one source per function (or one shared), carried as fmt "metal"."""
-    shaders = {name: text if isinstance(text, str) else text.decode() for name, text in per_function(source, functions).items()}
-    joined = "\n".join(f"// function: {n}\n{t}" for n, t in shaders.items())
-    return Payload.create(
-        "multi-shader", "metal", functions, shaders={n: t.encode() for n, t in shaders.items()}, sources={"metal": joined}
-    )
+    return text_shaders(source, functions, "metal")
 
 
 def register_backend() -> None:

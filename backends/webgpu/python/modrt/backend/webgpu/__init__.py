@@ -4,7 +4,7 @@ WebGPU modules are always the canonical fallback module."""
 from __future__ import annotations
 
 from modrt import backend
-from modrt._codegen import Source, per_function
+from modrt._codegen import Source, text_shaders
 from modrt.runtime import Device, Payload
 from modrt.target import Target
 
@@ -15,11 +15,7 @@ def detect_target(dev: Device) -> Target:
 
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     """WGSL, one source per function (or one shared), carried as fmt "wgsl"."""
-    shaders = {name: text if isinstance(text, str) else text.decode() for name, text in per_function(source, functions).items()}
-    joined = "\n".join(f"// function: {n}\n{t}" for n, t in shaders.items())
-    return Payload.create(
-        "multi-shader", "wgsl", functions, shaders={n: t.encode() for n, t in shaders.items()}, sources={"wgsl": joined}
-    )
+    return text_shaders(source, functions, "wgsl")
 
 
 def register_backend() -> None:
