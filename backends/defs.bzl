@@ -87,7 +87,9 @@ def modrt_backend(
         srcs = runtime_srcs,
         copts = MODRT_COPTS,
         linkshared = True,
-        target_compatible_with = runtime_compatible_with,
+        # Built only when selected: `bazel build //...` with the flag off
+        # neither builds nor ships it.
+        target_compatible_with = only_when_selected(name) + runtime_compatible_with,
         deps = ["//core:runtime_api"] + runtime_deps,
     )
     native.alias(
