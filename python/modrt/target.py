@@ -30,6 +30,14 @@ class Target:
         return f"Target({self.kind!r}{', ' if inner else ''}{inner})"
 
 
+def device_limits(dev: Device) -> dict[str, Any]:
+    """The limits every GPU-like target records, read from the device."""
+    return {
+        "max_threads_per_block": dev.max_threads_per_block,
+        "max_shared_memory_per_block": dev.max_shared_memory_per_block,
+    }
+
+
 TargetDetector = Callable[[Device], Target]
 _DETECTORS: dict[str, TargetDetector] = {}
 

@@ -7,7 +7,7 @@ import shutil
 from modrt import backend
 from modrt._codegen import Source, run_tool, text_of
 from modrt.runtime import Device, Payload
-from modrt.target import Target
+from modrt.target import Target, device_limits
 
 
 def detect_target(dev: Device) -> Target:
@@ -15,8 +15,7 @@ def detect_target(dev: Device) -> Target:
     return Target(
         "cuda",
         arch=f"sm_{major}{minor}",
-        max_threads_per_block=dev.max_threads_per_block,
-        max_shared_memory_per_block=dev.max_shared_memory_per_block,
+        **device_limits(dev),
         thread_warp_size=dev.warp_size,
     )
 
@@ -31,7 +30,7 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
         return Payload.create("single-binary", "cuda", functions, code=text.encode(), sources={"cuda": text})
     arch = tgt.attrs.get("arch", "sm_70")
     ptx = run_tool([nvcc, "--ptx", f"-arch={arch}", "-o", "kernel.ptx", "kernel.cu"], {"kernel.cu": text}, "kernel.ptx")
-    return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text, "ptx": ptx.decode()})
+    return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
 
 
 def register_backend() -> None:

@@ -5,15 +5,14 @@ from __future__ import annotations
 from modrt import backend
 from modrt._codegen import Source, text_of
 from modrt.runtime import Device, Payload
-from modrt.target import Target
+from modrt.target import Target, device_limits
 
 
 def detect_target(dev: Device) -> Target:
     return Target(
         "opencl",
         device_name=dev.name,
-        max_threads_per_block=dev.max_threads_per_block,
-        max_shared_memory_per_block=dev.max_shared_memory_per_block,
+        **device_limits(dev),
     )
 
 

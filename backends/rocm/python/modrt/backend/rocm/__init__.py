@@ -7,15 +7,14 @@ import shutil
 from modrt import backend
 from modrt._codegen import Source, run_tool, text_of
 from modrt.runtime import Device, Payload
-from modrt.target import Target
+from modrt.target import Target, device_limits
 
 
 def detect_target(dev: Device) -> Target:
     return Target(
         "rocm",
         mcpu=dev.attr("gcn_arch"),
-        max_threads_per_block=dev.max_threads_per_block,
-        max_shared_memory_per_block=dev.max_shared_memory_per_block,
+        **device_limits(dev),
         thread_warp_size=dev.warp_size,
     )
 

@@ -7,7 +7,7 @@ import shutil
 from modrt import backend
 from modrt._codegen import Source, per_function, run_tool
 from modrt.runtime import Device, Payload
-from modrt.target import Target
+from modrt.target import Target, device_limits
 
 SPIRV_MAGIC = (0x07230203).to_bytes(4, "little")
 
@@ -15,8 +15,7 @@ SPIRV_MAGIC = (0x07230203).to_bytes(4, "little")
 def detect_target(dev: Device) -> Target:
     return Target(
         "vulkan",
-        max_threads_per_block=dev.max_threads_per_block,
-        max_shared_memory_per_block=dev.max_shared_memory_per_block,
+        **device_limits(dev),
         supports_float16=dev.attr("supports_float16"),
         supports_int64=dev.attr("supports_int64"),
     )
