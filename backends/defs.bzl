@@ -9,14 +9,30 @@ load("//tools:build_defs.bzl", "MODRT_COPTS", "modrt_py_test")
 # core's backend table).
 BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon", "webgpu"]
 
-# Backends whose runtime DSO exists so far; each has a flag //backends:<x>.
-RUNTIME_BACKENDS = ["opencl"]
+# Backends with a native runtime DSO in this repository. WebGPU has none: its
+# modules run in a browser runtime, so here it always compiles to the fallback.
+RUNTIME_BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon"]
+
+# Runtimes that build only on some platforms: they are selected only when the
+# flag is on and the target platform matches (//backends:<x>_selected).
+RUNTIME_PLATFORMS = {"metal": "@platforms//os:macos"}
 
 ALL_FALLBACKS = ["//backends/%s:fallback" % b for b in BACKENDS]
 
 def runtime_selected(backend):
-    """The config_setting that is true when `backend`'s runtime is selected."""
-    return "//backends:%s_on" % backend
+    """The config_setting that is true when `backend`'s runtime is selected:
+    its flag is on and, for platform-bound runtimes, the platform matches."""
+    return "//backends:%s_selected" % backend
+
+def flags_on():
+    """The backends whose --//backends:<x> flag is on, whatever the platform."""
+    result = []
+    for b in BACKENDS:
+        result += select({
+            "//backends:%s_on" % b: [b],
+            "//conditions:default": [],
+        })
+    return result
 
 def selected_runtimes():
     """The `:runtime` targets of the backends selected by their flags."""

@@ -26,7 +26,9 @@ def _modrt_selection_impl(ctx):
         lines.append("    %r: %s," % (backend, repr(path) if path else "None"))
     lines.append("}")
     lines.append("# Backends that have a runtime DSO in this repository (and a flag).")
-    lines.append("HAS_RUNTIME = %r" % tuple(ctx.attr.runtime_backends))
+    lines.append("HAS_RUNTIME = %r" % (tuple(ctx.attr.runtime_backends),))
+    lines.append("# Backends whose --//backends:<x> flag is on (selected or not on this platform).")
+    lines.append("FLAGS_ON = %r" % (tuple(ctx.attr.flags_on),))
     lines.append("CORE = %r" % _runfiles_path(ctx.file.core))
     lines.append("COMPILER = %r" % _runfiles_path(ctx.file.compiler))
     lines.append("")
@@ -39,6 +41,7 @@ modrt_selection = rule(
         "backends": attr.string_list(mandatory = True),
         "compiler": attr.label(allow_single_file = True, mandatory = True),
         "core": attr.label(allow_single_file = True, mandatory = True),
+        "flags_on": attr.string_list(),
         "out": attr.output(mandatory = True),
         "runtime_backends": attr.string_list(mandatory = True),
         "runtimes": attr.label_list(),

@@ -80,7 +80,8 @@ def test_bad_glsl_is_a_clear_error():
         modrt.compile("#version 450\nvoid main() { nope; }", "vulkan", [SIG])
 
 
-def test_rocm_without_hipcc_says_so():
+def test_rocm_without_hipcc_says_so(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # hides the toolchain root's hipcc
     with pytest.raises(ValueError, match="ROCm has no source JIT"):
         modrt.compile("__global__ void scale(float* x) {}", "rocm", [SIG])
 

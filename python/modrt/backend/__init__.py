@@ -96,7 +96,10 @@ def _locate_runtime(name: str) -> RuntimeStatus:
         if name not in _selection.RUNTIMES:
             why = "not an in-tree backend"
         elif name not in _selection.HAS_RUNTIME:
-            why = "modrt has no runtime for this backend yet; its modules compile to fallbacks"
+            why = (f"modrt has no native {name} runtime (its modules run elsewhere, e.g. a browser "
+                   "runtime for webgpu); its modules compile to fallbacks")
+        elif name in _selection.FLAGS_ON:
+            why = f"--//backends:{name}=on, but its runtime does not build for this platform"
         else:
             why = f"not selected in this build (--//backends:{name}=off)"
         return RuntimeStatus(selected=False, reason=why)
