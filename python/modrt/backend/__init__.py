@@ -110,6 +110,59 @@ def _locate_runtime(name: str) -> RuntimeStatus:
     return RuntimeStatus(selected=True, path=str(found))
 
 
+@dataclass
+class BackendReport:
+    """Everything about one backend in this process, for `modrt info`."""
+
+    name: str
+    hook_loaded: bool  # modrt.backend.<name> registered (codegen, target detector)
+    selected: bool  # the build flags selected its runtime DSO
+    dso: Optional[str]  # where the runtime DSO is (or was expected)
+    dso_found: bool
+    loaded: bool  # the runtime DSO is loaded in this process
+    driver_found: bool  # its device API reports at least one device
+    devices: int
+    reason: str  # why the first "no" above is a no; empty when all is well
+
+
+def report(names: Optional[list[str]] = None) -> list[BackendReport]:
+    """One report per backend (in-tree ones, then those loaded from entry
+    points): selected, DSO found, loaded, driver found, and why not."""
+    from ..runtime import DEVICE_TYPES, Device
+
+    if names is None:
+        names = in_tree() + [n for n in _state.loaded if n not in _selection.RUNTIMES]
+    reports = []
+    for name in names:
+        status = runtime_status(name)
+        dso_found = status.path is not None and os.path.exists(status.path)
+        devices, device_reason = 0, ""
+        if name in DEVICE_TYPES:
+            device_reason = Device(name).unavailable_reason
+            devices = 0 if device_reason else _ffi.call("device.count", DEVICE_TYPES[name])
+        hook_loaded = name in _state.loaded
+        reason = (
+            _state.failed.get(name, "")
+            or ("" if hook_loaded else "hook not loaded (autoload off, or not yet imported)")
+            or status.reason
+            or device_reason
+        )
+        reports.append(
+            BackendReport(
+                name=name,
+                hook_loaded=hook_loaded,
+                selected=status.selected,
+                dso=status.path,
+                dso_found=dso_found,
+                loaded=status.loaded,
+                driver_found=devices > 0,
+                devices=devices,
+                reason=reason,
+            )
+        )
+    return reports
+
+
 def register_in_tree(name: str, detector: Callable[..., Any], codegen: Callable[..., Any]) -> None:
     """What every in-tree hook's register_backend() does: load the runtime DSO
     if selected and present, then register the target detector and the
