@@ -40,3 +40,8 @@ def run_python(code: str, tree: Optional[Path] = None, env: Optional[Mapping[str
         full_env["PYTHONPATH"] = os.pathsep.join(paths)
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env, timeout=300)
+
+
+def current_pythonpath() -> str:
+    """This interpreter's import path, for a child that should import the same modrt."""
+    return os.pathsep.join(p for p in sys.path if p)

@@ -5,18 +5,70 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "modrt/backend.h"
 #include "modrt/payload.h"
 
 namespace modrt {
 
-const char* DeviceKindName(DLDeviceType type) {
+namespace {
+
+// Device kinds of out-of-tree backends. Entries are never erased, so the
+// names' c_str() stay valid for the process.
+struct ExtraKinds {
+  std::mutex mu;
+  std::map<int, std::string> by_type;
+};
+
+ExtraKinds& extra_kinds() {
+  static ExtraKinds kinds;
+  return kinds;
+}
+
+const char* BuiltinKindName(DLDeviceType type) {
   if (type == kDLCPU) return "cpu";
   for (const BackendInfo& b : InTreeBackends()) {
     if (b.device_type == type) return b.name.c_str();
   }
   return nullptr;
+}
+
+int DeviceTypeOfKind(std::string_view kind) {
+  if (kind == "cpu") return kDLCPU;
+  if (const BackendInfo* b = FindInTreeBackend(std::string(kind))) return b->device_type;
+  ExtraKinds& extra = extra_kinds();
+  std::lock_guard<std::mutex> lock(extra.mu);
+  for (const auto& [type, name] : extra.by_type) {
+    if (name == kind) return type;
+  }
+  return -1;
+}
+
+}  // namespace
+
+const char* DeviceKindName(DLDeviceType type) {
+  if (const char* builtin = BuiltinKindName(type)) return builtin;
+  ExtraKinds& extra = extra_kinds();
+  std::lock_guard<std::mutex> lock(extra.mu);
+  auto it = extra.by_type.find(type);
+  return it == extra.by_type.end() ? nullptr : it->second.c_str();
+}
+
+void RegisterDeviceKind(const std::string& kind, DLDeviceType type) {
+  if (kind.empty()) Fail("ValueError", "a device kind needs a name");
+  int existing = DeviceTypeOfKind(kind);
+  if (existing == type) return;
+  if (existing >= 0) {
+    Fail("ValueError", "device kind '", kind, "' already names device type ", existing);
+  }
+  if (const char* taken = DeviceKindName(type)) {
+    Fail("ValueError", "device type ", int(type), " is already device kind '", taken, "'");
+  }
+  ExtraKinds& extra = extra_kinds();
+  std::lock_guard<std::mutex> lock(extra.mu);
+  extra.by_type.emplace(type, kind);
 }
 
 namespace {
@@ -44,6 +96,7 @@ std::string MissingApiReason(DLDeviceType type) {
   const char* kind = DeviceKindName(type);
   if (kind == nullptr) return StrCat("unknown device type ", int(type));
   const BackendInfo* b = FindInTreeBackend(kind);
+  if (b == nullptr) return StrCat("no device API is registered for device kind '", kind, "'");
   return StrCat(b->display_name, " runtime ", b->RuntimeLibrary(),
                 " is not loaded (build with --//backends:", b->name, "=on)");
 }
@@ -167,6 +220,17 @@ MODRT_STATIC_INIT([] {
   static CpuDeviceAPI cpu;
   RegisterDeviceAPI("cpu", &cpu);
 
+  // The DLPack device type of a kind name, or -1 when no backend defines it.
+  RegisterGlobal("device.type_of_kind", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "device.type_of_kind");
+    r->SetInt(DeviceTypeOfKind(a.Str(0)));
+  });
+  RegisterGlobal("device.kind_name", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "device.kind_name");
+    const char* kind = DeviceKindName(static_cast<DLDeviceType>(a.Int(0)));
+    if (kind == nullptr) Fail("ValueError", "unknown device type ", a.Int(0));
+    r->SetStr(kind);
+  });
   RegisterGlobal("device.count", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "device.count");
     DeviceAPI* api = LookupDeviceAPI(static_cast<DLDeviceType>(a.Int(0)));

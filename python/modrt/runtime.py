@@ -22,6 +22,18 @@ DEVICE_TYPES: dict[str, int] = {
 _KIND_OF_TYPE = {v: k for k, v in DEVICE_TYPES.items()}
 
 
+def device_type_of(kind: str) -> int:
+    """The DLPack device type of `kind`: in-tree, or registered by an
+    out-of-tree backend (C++ `modrt::RegisterDeviceKind`). ValueError if unknown."""
+    device_type = DEVICE_TYPES.get(kind)
+    if device_type is None:
+        device_type = call("device.type_of_kind", kind)
+    if device_type < 0:
+        raise ValueError(f"unknown device kind '{kind}'; known: {', '.join(DEVICE_TYPES)} "
+                         "and those registered by out-of-tree backends")
+    return device_type
+
+
 class Device:
     """A device: `modrt.device("opencl", 0)`. Querying a device never raises
     for a missing driver: `exist` is False and `unavailable_reason` says why."""
@@ -29,17 +41,17 @@ class Device:
     __slots__ = ("kind", "index", "device_type")
 
     def __init__(self, kind: str, index: int = 0) -> None:
-        if kind not in DEVICE_TYPES:
-            raise ValueError(f"unknown device kind '{kind}'; known: {', '.join(DEVICE_TYPES)}")
+        device_type = device_type_of(kind)
         if index < 0:
             raise ValueError(f"device index must be >= 0, got {index}")
         self.kind = kind
         self.index = index
-        self.device_type = DEVICE_TYPES[kind]
+        self.device_type = device_type
 
     @classmethod
     def _from_dl(cls, dl: _ffi.DLDevice) -> "Device":
-        return cls(_KIND_OF_TYPE.get(dl.device_type, "cpu"), dl.device_id)
+        kind = _KIND_OF_TYPE.get(dl.device_type) or call("device.kind_name", dl.device_type)
+        return cls(kind, dl.device_id)
 
     def _as_dl_device(self) -> _ffi.DLDevice:
         return _ffi.DLDevice(self.device_type, self.index)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .runtime import DEVICE_TYPES, Device
+from .runtime import Device
 
 
 class Target:
@@ -51,7 +51,9 @@ def detect_target_from_device(dev: Device | str) -> Target:
     """The target of an existing device. ValueError for a device type with no
     detector (naming the supported ones) or a device that does not exist."""
     if isinstance(dev, str):
-        dev = Device(dev) if dev in DEVICE_TYPES else _unknown(dev)
+        if dev not in _DETECTORS:
+            _unknown(dev)
+        dev = Device(dev)
     detector = _DETECTORS.get(dev.kind)
     if detector is None:
         _unknown(dev.kind)

@@ -67,6 +67,13 @@ def load(name: str) -> None:
         _state.failed.pop(name, None)
 
 
+def load_plugin(path: str | os.PathLike[str]) -> None:
+    """Loads a backend plugin DSO built against modrt's C ABI (what an
+    out-of-tree backend's entry point does). Checks its ABI version, runs its
+    init once; loading the same file again is a no-op."""
+    _ffi.load_plugin(path)
+
+
 def is_loaded(name: str) -> bool:
     return name in _state.loaded
 
@@ -128,7 +135,7 @@ class BackendReport:
 def report(names: Optional[list[str]] = None) -> list[BackendReport]:
     """One report per backend (in-tree ones, then those loaded from entry
     points): selected, DSO found, loaded, driver found, and why not."""
-    from ..runtime import DEVICE_TYPES, Device
+    from ..runtime import Device, device_type_of
 
     if names is None:
         names = in_tree() + [n for n in _state.loaded if n not in _selection.RUNTIMES]
@@ -136,10 +143,14 @@ def report(names: Optional[list[str]] = None) -> list[BackendReport]:
     for name in names:
         status = runtime_status(name)
         dso_found = status.path is not None and os.path.exists(status.path)
-        devices, device_reason = 0, ""
-        if name in DEVICE_TYPES:
+        devices, device_reason = 0, "no device kind of this name"
+        try:
+            device_type = device_type_of(name)
+        except ValueError:
+            device_type = -1
+        if device_type >= 0:
             device_reason = Device(name).unavailable_reason
-            devices = 0 if device_reason else _ffi.call("device.count", DEVICE_TYPES[name])
+            devices = 0 if device_reason else _ffi.call("device.count", device_type)
         hook_loaded = name in _state.loaded
         reason = (
             _state.failed.get(name, "")

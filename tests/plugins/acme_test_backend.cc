@@ -1,0 +1,39 @@
+// An out-of-tree backend for the entry-point tests: device kind "acme" on
+// DLPack's kDLExtDev, two devices whose memory is host memory. It is built
+// against modrt's public headers only, as a third-party backend would be.
+#include <cstdlib>
+#include <cstring>
+
+#include "modrt/backend.h"
+#include "modrt/device.h"
+
+namespace {
+
+class AcmeTestDeviceAPI final : public modrt::DeviceAPI {
+ public:
+  int DeviceCount() override { return 2; }
+  std::string UnavailableReason() override { return ""; }
+  void GetAttr(int device_id, std::string_view name, modrt::Ret* ret) override {
+    if (name == "name") ret->SetStr(modrt::StrCat("acme", device_id));
+    if (name == "cores") ret->SetInt(8 << device_id);
+  }
+  void* Alloc(int, size_t nbytes) override { return std::malloc(nbytes == 0 ? 1 : nbytes); }
+  void Free(int, void* ptr) override { std::free(ptr); }
+  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
+    std::memcpy(static_cast<char*>(t->data) + t->byte_offset, src, nbytes);
+  }
+  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
+    std::memcpy(dst, static_cast<const char*>(t->data) + t->byte_offset, nbytes);
+  }
+  void Sync(int) override {}
+};
+
+void Init() {
+  static AcmeTestDeviceAPI api;
+  modrt::RegisterDeviceKind("acme", kDLExtDev);
+  modrt::RegisterDeviceAPI("acme", &api);
+}
+
+}  // namespace
+
+MODRT_DEFINE_PLUGIN(Init)
