@@ -1,22 +1,52 @@
-"""modrt.backend.hexagon: Hexagon modules are prebuilt shared objects, given as bytes."""
+"""modrt.backend.hexagon: Hexagon modules are shared objects for the DSP (fmt "so"),
+given prebuilt as bytes or compiled from C with clang's Hexagon target."""
 
 from __future__ import annotations
 
+import shutil
+
 from modrt import backend
-from modrt._codegen import Source
+from modrt._codegen import Source, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target
+
+ELF_MACHINE_QDSP6 = 164
 
 
 def detect_target(dev: Device) -> Target:
     return Target("hexagon", name=dev.name)
 
 
+def check_hexagon_object(data: bytes) -> None:
+    if data[:4] != b"\x7fELF" or len(data) < 52:
+        raise ValueError("a Hexagon module is a shared object for the DSP: pass its ELF bytes")
+    machine = int.from_bytes(data[18:20], "little")
+    if machine != ELF_MACHINE_QDSP6:
+        raise ValueError(f"this ELF object is not for Hexagon (machine {machine}, expected "
+                         f"{ELF_MACHINE_QDSP6} for QDSP6)")
+
+
+def compile_c(text: str, cpu: str) -> bytes:
+    clang = shutil.which("clang")
+    if clang is None:
+        raise ValueError("compiling C for Hexagon needs clang (with its Hexagon target and lld); "
+                         "or pass a prebuilt shared object as bytes")
+    return run_tool(
+        [clang, "--target=hexagon-unknown-elf", f"-mcpu={cpu}", "-O2", "-fPIC", "-shared",
+         "-nostdlib", "-fuse-ld=lld", "-o", "kernel.so", "kernel.c"],
+        {"kernel.c": text},
+        "kernel.so",
+    )
+
+
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
-    """`source` is the shared object built by the Hexagon toolchain (fmt "so")."""
-    if not isinstance(source, bytes) or source[:4] != b"\x7fELF":
-        raise ValueError("a Hexagon module is a prebuilt shared object: pass its ELF bytes")
-    return Payload.create("single-binary", "so", functions, code=source)
+    """Bytes: a prebuilt Hexagon shared object. Text: C, compiled for `tgt.mcpu` (default hexagonv68)."""
+    if isinstance(source, bytes) and source[:4] == b"\x7fELF":
+        check_hexagon_object(source)
+        return Payload.create("single-binary", "so", functions, code=source)
+    text = text_of(source)
+    code = compile_c(text, tgt.attrs.get("mcpu", "hexagonv68"))
+    return Payload.create("single-binary", "so", functions, code=code, sources={"c": text})
 
 
 def register_backend() -> None:
