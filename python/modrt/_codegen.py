@@ -46,11 +46,11 @@ def per_function(source: Source, functions: Sequence[str]) -> dict[str, Union[st
 
 
 def text_shaders(source: Source, functions: Sequence[str], fmt: str) -> Payload:
-    """A multi-shader payload of text shaders (MSL, WGSL), one per function."""
-    shaders = {n: t if isinstance(t, str) else t.decode() for n, t in per_function(source, functions).items()}
-    joined = "\n".join(f"// function: {n}\n{t}" for n, t in shaders.items())
+    """A multi-shader payload of text shaders (MSL, WGSL), one per function.
+    The shaders are the source: inspect_source(fmt) lists them, so they are not stored twice."""
+    shaders = per_function(source, functions)
     return Payload.create(
-        "multi-shader", fmt, functions, shaders={n: t.encode() for n, t in shaders.items()}, sources={fmt: joined}
+        "multi-shader", fmt, functions, shaders={n: t.encode() if isinstance(t, str) else t for n, t in shaders.items()}
     )
 
 
