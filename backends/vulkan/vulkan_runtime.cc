@@ -185,13 +185,14 @@ class Workspace {
   // Frees finished submissions; with `wait`, waits for all of them first.
   // Callers hold d.mu.
   void Retire(Device& d, bool wait) {
-    auto done = [&](const Submission& s) {
-      if (wait) {
-        MODRT_VK_CHECK(vk_.vkWaitForFences(d.device, 1, &s.fence, VK_TRUE, UINT64_MAX), "waiting for a kernel");
-        return true;
-      }
-      return vk_.vkGetFenceStatus(d.device, s.fence) == VK_SUCCESS;
-    };
+    if (wait && !d.in_flight.empty()) {
+      std::vector<VkFence> fences;
+      for (const Submission& s : d.in_flight) fences.push_back(s.fence);
+      MODRT_VK_CHECK(vk_.vkWaitForFences(d.device, static_cast<uint32_t>(fences.size()), fences.data(), VK_TRUE,
+                                         UINT64_MAX),
+                     "waiting for kernels");
+    }
+    auto done = [&](const Submission& s) { return vk_.vkGetFenceStatus(d.device, s.fence) == VK_SUCCESS; };
     auto keep = d.in_flight.begin();
     for (auto it = d.in_flight.begin(); it != d.in_flight.end(); ++it) {
       if (!done(*it)) {
