@@ -162,6 +162,33 @@ void main() { x[0] = x[0] * 3 + add; }
     assert x.numpy()[0] == (1 << 40) * 3 + (1 << 35)
 
 
+@pytest.mark.parametrize(
+    "dtype, glsl_type, extension, needs",
+    [
+        ("float16", "float16_t", "float16", ("supports_float16", "supports_16bit_buffer")),
+        ("int8", "int8_t", "int8", ("supports_int8", "supports_8bit_buffer")),
+    ],
+)
+def test_small_types_the_device_reports_run(dev, dtype, glsl_type, extension, needs):
+    """16- and 8-bit buffers work exactly when the device's features say so."""
+    if not all(dev.attr(flag) for flag in needs):
+        pytest.skip(f"this Vulkan device lacks one of {needs}")
+    glsl = f"""#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_{extension} : require
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 0) readonly buffer A {{ {glsl_type} a[]; }};
+layout(std430, binding = 1) readonly buffer B {{ {glsl_type} b[]; }};
+layout(std430, binding = 2) writeonly buffer C {{ {glsl_type} c[]; }};
+void main() {{ uint i = gl_GlobalInvocationID.x; c[i] = a[i] + b[i]; }}
+"""
+    mod = modrt.compile({"add": glsl}, "vulkan", [f"add({dtype}*, {dtype}*, {dtype}*; blockIdx.x, threadIdx.x)"])
+    a = np.arange(-32, 32).astype(dtype)
+    b = (np.arange(64) % 7).astype(dtype)
+    c = modrt.empty((64,), dtype, dev)
+    mod["add"](modrt.tensor(a, dev), modrt.tensor(b, dev), c, 2, 32)
+    np.testing.assert_array_equal(c.numpy(), a + b)
+
+
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_vector_add_matches_numpy(dev, dtype):
     mod = compile_kernels(dtype)
