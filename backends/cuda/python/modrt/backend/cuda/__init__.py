@@ -1,13 +1,20 @@
-"""modrt.backend.cuda: CUDA C++ codegen (nvcc when present, else carried as source)."""
+"""modrt.backend.cuda: CUDA C++ codegen (nvcc, else NVRTC, else carried as source)."""
 
 from __future__ import annotations
 
 import shutil
+import warnings
 
-from modrt import backend
+from modrt import _ffi, backend
 from modrt._codegen import Source, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target, device_limits
+
+from . import nvrtc
+
+# When the target names no arch: PTX for this virtual arch runs (JIT-compiled
+# by the driver) on every GPU from Turing on; older ones are deprecated in NVRTC 12.
+DEFAULT_ARCH = "sm_75"
 
 
 def detect_target(dev: Device) -> Target:
@@ -21,17 +28,32 @@ def detect_target(dev: Device) -> Target:
 
 
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
-    """CUDA C++ to PTX with nvcc when it is installed; otherwise the source is
-    kept as fmt "cuda", which the CUDA runtime compiles when it loads the module.
-    Kernels need extern "C" so their names are unmangled."""
+    """CUDA C++ to PTX with nvcc when it is installed, else with NVRTC when a
+    libnvrtc is found (see modrt.backend.cuda.nvrtc); without either the source
+    is kept as fmt "cuda", which the CUDA runtime compiles when it loads the
+    module. Kernels need extern "C" so their names are unmangled."""
     text = text_of(source)
+    arch = tgt.attrs.get("arch", DEFAULT_ARCH)
     nvcc = shutil.which("nvcc")
-    if nvcc is None:
-        return Payload.create("single-binary", "cuda", functions, code=text.encode(), sources={"cuda": text})
-    arch = tgt.attrs.get("arch", "sm_70")
-    ptx = run_tool([nvcc, "--ptx", f"-arch={arch}", "-o", "kernel.ptx", "kernel.cu"], {"kernel.cu": text}, "kernel.ptx")
-    return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
+    if nvcc is not None:
+        ptx = run_tool([nvcc, "--ptx", f"-arch={arch}", "-o", "kernel.ptx", "kernel.cu"], {"kernel.cu": text}, "kernel.ptx")
+        return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
+    compiler = nvrtc.load()
+    if compiler is not None:
+        ptx = compiler.compile_to_ptx(text, arch)
+        return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
+    warnings.warn(
+        "modrt: neither nvcc nor NVRTC is installed, so CUDA C++ is kept as source (fmt 'cuda'); "
+        "the CUDA runtime compiles it with NVRTC when the module is loaded. Install the "
+        "nvidia-cuda-nvrtc-cu12 wheel (or set MODRT_NVRTC_LIBRARY) to get PTX here.",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+    return Payload.create("single-binary", "cuda", functions, code=text.encode(), sources={"cuda": text})
 
 
 def register_backend() -> None:
+    # The runtime asks this when it compiles a fmt "cuda" module, so NVRTC
+    # from a wheel is found the same way by codegen and by the runtime.
+    _ffi.register_func("backend.cuda.find_nvrtc", nvrtc.find_library, override=True)
     backend.register_in_tree("cuda", detect_target, codegen)

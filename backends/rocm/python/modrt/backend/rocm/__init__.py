@@ -20,14 +20,16 @@ def detect_target(dev: Device) -> Target:
 
 
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
-    """HIP source to a code object (fmt "hsaco") with hipcc."""
+    """HIP source to a code object (fmt "hsaco") with hipcc, for the target's
+    mcpu (gfx arch). hip_runtime.h is included for the kernel, as ROCm's own
+    hipcc does, so CUDA-style kernels compile unchanged."""
     text = text_of(source)
     hipcc = shutil.which("hipcc")
     if hipcc is None:
         raise ValueError("ROCm has no source JIT: compiling HIP needs hipcc, which is not installed")
     arch = tgt.attrs.get("mcpu", "gfx90a")
     hsaco = run_tool(
-        [hipcc, "--genco", f"--offload-arch={arch}", "-o", "kernel.hsaco", "kernel.hip"],
+        [hipcc, "--genco", f"--offload-arch={arch}", "-include", "hip/hip_runtime.h", "-o", "kernel.hsaco", "kernel.hip"],
         {"kernel.hip": text},
         "kernel.hsaco",
     )

@@ -1,0 +1,529 @@
+// libmodrt_runtime_cuda.so: CUDA devices and modules on the driver API
+// (libcuda.so.1, loaded lazily), and NVRTC (also dlopen'ed) to compile modules
+// whose fmt is "cuda" source when they are loaded.
+//
+// No CUDA header or library is needed to build this: the few driver and NVRTC
+// types, constants and entry points used here are declared below from their
+// documented, stable C ABI.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "modrt/backend.h"
+#include "modrt/driver.h"
+
+namespace modrt {
+namespace cuda {
+namespace {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;  // NOLINT: the driver's 64-bit device address
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+using CUcontext = CUctx_st*;
+using CUmodule = CUmod_st*;
+using CUfunction = CUfunc_st*;
+using CUstream = CUstream_st*;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
+// CUdevice_attribute
+constexpr int kAttrMaxThreadsPerBlock = 1;
+constexpr int kAttrMaxSharedMemoryPerBlock = 8;
+constexpr int kAttrWarpSize = 10;
+constexpr int kAttrMultiprocessorCount = 16;
+constexpr int kAttrComputeCapabilityMajor = 75;
+constexpr int kAttrComputeCapabilityMinor = 76;
+constexpr int kAttrMaxSharedMemoryPerBlockOptin = 97;
+// CUfunction_attribute
+constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
+// CUjit_option
+constexpr int kJitErrorLogBuffer = 5;
+constexpr int kJitErrorLogBufferSizeBytes = 6;
+// Dynamic shared memory above this needs the kernel's opt-in.
+constexpr int64_t kDefaultSharedMemoryLimit = 48 * 1024;
+
+// (member, exported symbol, return type, parameters)
+#define MODRT_CU_FUNCTIONS(X)                                                             \
+  X(cuInit, "cuInit", CUresult, (unsigned int))                                           \
+  X(cuDriverGetVersion, "cuDriverGetVersion", CUresult, (int*))                           \
+  X(cuDeviceGetCount, "cuDeviceGetCount", CUresult, (int*))                               \
+  X(cuDeviceGet, "cuDeviceGet", CUresult, (CUdevice*, int))                               \
+  X(cuDeviceGetName, "cuDeviceGetName", CUresult, (char*, int, CUdevice))                 \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", CUresult, (int*, int, CUdevice))        \
+  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", CUresult, (size_t*, CUdevice))               \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext*, CUdevice)) \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                            \
+  X(cuCtxSynchronize, "cuCtxSynchronize", CUresult, ())                                   \
+  X(cuMemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr*, size_t))                        \
+  X(cuMemFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                                   \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", CUresult, (CUdeviceptr, const void*, size_t))        \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void*, CUdeviceptr, size_t))              \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx", CUresult,                                   \
+    (CUmodule*, const void*, unsigned int, int*, void**))                                 \
+  X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                               \
+  X(cuModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction*, CUmodule, const char*)) \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute", CUresult, (CUfunction, int, int))           \
+  X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                           \
+    (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,    \
+     unsigned int, unsigned int, CUstream, void**, void**))                               \
+  X(cuGetErrorName, "cuGetErrorName", CUresult, (CUresult, const char**))                 \
+  X(cuGetErrorString, "cuGetErrorString", CUresult, (CUresult, const char**))
+
+struct CuApi {
+#define MODRT_CU_DECLARE(member, symbol, ret, params) ret(*member) params = nullptr;
+  MODRT_CU_FUNCTIONS(MODRT_CU_DECLARE)
+#undef MODRT_CU_DECLARE
+};
+
+// The driver library: MODRT_CUDA_DRIVER_LIBRARY when set (a test double, or a
+// driver outside the loader's path), else the system's libcuda.
+std::vector<std::string> DriverCandidates() {
+  const char* chosen = std::getenv("MODRT_CUDA_DRIVER_LIBRARY");
+  if (chosen != nullptr && *chosen != '\0') return {chosen};
+  return {"libcuda.so.1", "libcuda.so"};
+}
+
+struct Device {
+  CUdevice handle = 0;
+  std::once_flag context_once;
+  CUcontext context = nullptr;
+  std::string context_error;
+};
+
+// Process-wide CUDA state: the driver, and each device's primary context
+// (retained on the device's first use).
+class Workspace {
+ public:
+  static Workspace& Get() {
+    static Workspace* ws = std::make_unique<Workspace>().release();  // lives to exit
+    ws->init_.Ensure([] { return ws->Init(); });
+    return *ws;
+  }
+
+  bool ok() const { return init_.ok(); }
+  const std::string& reason() const { return init_.reason(); }
+  int count() const { return static_cast<int>(devices_.size()); }
+  const CuApi& cu() const { return cu_; }
+  const std::string& library() const { return library_; }
+  int driver_version() const { return driver_version_; }
+
+  std::string ErrorText(CUresult code) const {
+    const char* name = nullptr;
+    const char* text = nullptr;
+    if (cu_.cuGetErrorName != nullptr) cu_.cuGetErrorName(code, &name);
+    if (cu_.cuGetErrorString != nullptr) cu_.cuGetErrorString(code, &text);
+    std::string s = name ? name : "CUDA error " + std::to_string(code);
+    if (text != nullptr) s += StrCat(" (", text, ")");
+    return s;
+  }
+
+  void Check(CUresult code, const std::string& what) const {
+    if (code != CUDA_SUCCESS) Fail("RuntimeError", "CUDA ", what, " failed: ", ErrorText(code));
+  }
+
+  // Makes `id`'s primary context current on this thread.
+  void Activate(int id) {
+    Device& d = device(id);
+    std::call_once(d.context_once, [&] {
+      CUresult status = cu_.cuDevicePrimaryCtxRetain(&d.context, d.handle);
+      if (status != CUDA_SUCCESS) d.context_error = ErrorText(status);
+    });
+    if (!d.context_error.empty()) {
+      Fail("RuntimeError", "cannot create a context on cuda(", id, "): ", d.context_error);
+    }
+    Check(cu_.cuCtxSetCurrent(d.context), "cuCtxSetCurrent");
+  }
+
+  Device& device(int id) {
+    if (id < 0 || id >= count()) {
+      Fail("ValueError", "cuda(", id, ") does not exist: ",
+           ok() ? StrCat(count(), " CUDA devices") : reason());
+    }
+    return *devices_[id];
+  }
+
+  int Attribute(int id, int attr) {
+    int v = 0;
+    Check(cu_.cuDeviceGetAttribute(&v, attr, device(id).handle), "cuDeviceGetAttribute");
+    return v;
+  }
+
+ private:
+  std::string Init() {
+    std::vector<std::string> candidates = DriverCandidates();
+    library_ = candidates.front();
+    if (!lib_.Open(candidates)) return library_ + " (the CUDA driver): " + lib_.error();
+#define MODRT_CU_RESOLVE(member, symbol, ret, params) \
+  if (!lib_.Resolve(symbol, &cu_.member)) return library_ + ": " + lib_.error();
+    MODRT_CU_FUNCTIONS(MODRT_CU_RESOLVE)
+#undef MODRT_CU_RESOLVE
+    CUresult status = cu_.cuInit(0);
+    if (status != CUDA_SUCCESS) return library_ + ": cuInit failed: " + ErrorText(status);
+    cu_.cuDriverGetVersion(&driver_version_);
+    int n = 0;
+    status = cu_.cuDeviceGetCount(&n);
+    if (status != CUDA_SUCCESS) return library_ + ": cuDeviceGetCount failed: " + ErrorText(status);
+    for (int i = 0; i < n; ++i) {
+      auto d = std::make_unique<Device>();
+      if (cu_.cuDeviceGet(&d->handle, i) != CUDA_SUCCESS) continue;
+      devices_.push_back(std::move(d));
+    }
+    if (devices_.empty()) return library_ + ": the CUDA driver reports no device";
+    return "";
+  }
+
+  LazyInit init_;
+  DriverLibrary lib_;
+  CuApi cu_;
+  std::string library_;
+  int driver_version_ = 0;
+  std::vector<std::unique_ptr<Device>> devices_;
+};
+
+CUdeviceptr DevicePtr(const DLTensor* t) {
+  return reinterpret_cast<CUdeviceptr>(t->data) + t->byte_offset;
+}
+
+class CudaDeviceAPI final : public DeviceAPI {
+ public:
+  int DeviceCount() override {
+    Workspace& ws = Workspace::Get();
+    return ws.ok() ? ws.count() : 0;
+  }
+  std::string UnavailableReason() override {
+    Workspace& ws = Workspace::Get();
+    return ws.ok() ? "" : ws.reason();
+  }
+  void GetAttr(int id, std::string_view name, Ret* ret) override {
+    Workspace& ws = Workspace::Get();
+    if (name == "name") {
+      char text[256] = {};
+      ws.Check(ws.cu().cuDeviceGetName(text, sizeof(text) - 1, ws.device(id).handle), "cuDeviceGetName");
+      return ret->SetStr(text);
+    }
+    if (name == "compute_version") {
+      return ret->SetStr(StrCat(ws.Attribute(id, kAttrComputeCapabilityMajor), ".",
+                                ws.Attribute(id, kAttrComputeCapabilityMinor)));
+    }
+    if (name == "max_threads_per_block") return ret->SetInt(ws.Attribute(id, kAttrMaxThreadsPerBlock));
+    if (name == "warp_size") return ret->SetInt(ws.Attribute(id, kAttrWarpSize));
+    if (name == "max_shared_memory_per_block") {
+      return ret->SetInt(ws.Attribute(id, kAttrMaxSharedMemoryPerBlock));
+    }
+    if (name == "max_shared_memory_per_block_optin") {
+      return ret->SetInt(ws.Attribute(id, kAttrMaxSharedMemoryPerBlockOptin));
+    }
+    if (name == "multi_processor_count") return ret->SetInt(ws.Attribute(id, kAttrMultiprocessorCount));
+    if (name == "global_memory") {
+      size_t bytes = 0;
+      ws.Check(ws.cu().cuDeviceTotalMem(&bytes, ws.device(id).handle), "cuDeviceTotalMem");
+      return ret->SetInt(static_cast<int64_t>(bytes));
+    }
+    if (name == "driver_version") {
+      int v = ws.driver_version();
+      return ret->SetStr(StrCat(v / 1000, ".", (v % 1000) / 10));
+    }
+  }
+  void* Alloc(int id, size_t nbytes) override {
+    Workspace& ws = Workspace::Get();
+    ws.Activate(id);
+    CUdeviceptr ptr = 0;
+    ws.Check(ws.cu().cuMemAlloc(&ptr, std::max<size_t>(nbytes, 1)),
+             StrCat("allocation of ", nbytes, " bytes"));
+    return reinterpret_cast<void*>(ptr);
+  }
+  void Free(int id, void* ptr) override {
+    Workspace& ws = Workspace::Get();
+    ws.Activate(id);
+    ws.cu().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
+  }
+  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    ws.Activate(t->device.device_id);
+    ws.Check(ws.cu().cuMemcpyHtoD(DevicePtr(t), src, nbytes), "host-to-device copy");
+  }
+  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    ws.Activate(t->device.device_id);
+    ws.Check(ws.cu().cuMemcpyDtoH(dst, DevicePtr(t), nbytes), "device-to-host copy");
+  }
+  void Sync(int id) override {
+    Workspace& ws = Workspace::Get();
+    ws.Activate(id);
+    ws.Check(ws.cu().cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+};
+
+// NVRTC, for modules carried as CUDA C++ source (fmt "cuda").
+using nvrtcResult = int;
+struct _nvrtcProgram;
+using nvrtcProgram = _nvrtcProgram*;
+
+#define MODRT_NVRTC_FUNCTIONS(X)                                                          \
+  X(nvrtcVersion, "nvrtcVersion", nvrtcResult, (int*, int*))                              \
+  X(nvrtcGetErrorString, "nvrtcGetErrorString", const char*, (nvrtcResult))               \
+  X(nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", nvrtcResult, (int*))          \
+  X(nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", nvrtcResult, (int*))                \
+  X(nvrtcCreateProgram, "nvrtcCreateProgram", nvrtcResult,                                \
+    (nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*)) \
+  X(nvrtcDestroyProgram, "nvrtcDestroyProgram", nvrtcResult, (nvrtcProgram*))             \
+  X(nvrtcCompileProgram, "nvrtcCompileProgram", nvrtcResult, (nvrtcProgram, int, const char* const*)) \
+  X(nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize", nvrtcResult, (nvrtcProgram, size_t*)) \
+  X(nvrtcGetProgramLog, "nvrtcGetProgramLog", nvrtcResult, (nvrtcProgram, char*))         \
+  X(nvrtcGetPTXSize, "nvrtcGetPTXSize", nvrtcResult, (nvrtcProgram, size_t*))             \
+  X(nvrtcGetPTX, "nvrtcGetPTX", nvrtcResult, (nvrtcProgram, char*))                       \
+  X(nvrtcGetCUBINSize, "nvrtcGetCUBINSize", nvrtcResult, (nvrtcProgram, size_t*))         \
+  X(nvrtcGetCUBIN, "nvrtcGetCUBIN", nvrtcResult, (nvrtcProgram, char*))
+
+// Where NVRTC may be: MODRT_NVRTC_LIBRARY when set; else what the Python hook
+// finds (an nvidia-cuda-nvrtc wheel), then the loader's path (a CUDA toolkit).
+std::vector<std::string> NvrtcCandidates() {
+  const char* chosen = std::getenv("MODRT_NVRTC_LIBRARY");
+  if (chosen != nullptr && *chosen != '\0') return {chosen};
+  std::vector<std::string> names;
+  if (Ref<FunctionObj> finder = GetGlobal("backend.cuda.find_nvrtc")) {
+    OwnedValue found;
+    finder->Call(nullptr, 0, found.out());
+    if (found.value().type_code != kModrtNone) names.emplace_back(Args(found.out(), 1).Str(0));
+  }
+  names.push_back("libnvrtc.so.12");
+  names.push_back("libnvrtc.so");
+  return names;
+}
+
+class Nvrtc {
+ public:
+  static Nvrtc& Get() {
+    static Nvrtc* nvrtc = std::make_unique<Nvrtc>().release();  // lives to exit
+    nvrtc->init_.Ensure([] { return nvrtc->Init(); });
+    return *nvrtc;
+  }
+
+  // CUDA C++ to a cubin for sm_<arch> when this NVRTC knows that arch, else to
+  // PTX for the newest virtual arch it knows below it (the driver JITs it).
+  std::string Compile(const std::string& source, int arch) {
+    if (!init_.ok()) {
+      Fail("RuntimeError", "this module holds CUDA C++ source (fmt 'cuda'), which needs NVRTC to ",
+           "compile: ", init_.reason(), ". Install the nvidia-cuda-nvrtc-cu12 wheel or a CUDA ",
+           "toolkit, or set MODRT_NVRTC_LIBRARY");
+    }
+    int best = 0;
+    for (int a : archs_) {
+      if (a <= arch && a > best) best = a;
+    }
+    if (best == 0) {
+      Fail("RuntimeError", "NVRTC ", version_, " cannot compile for sm_", arch, " (oldest it knows: sm_",
+           archs_.empty() ? 0 : archs_.front(), ")");
+    }
+    const bool cubin = best == arch;
+    std::string option = StrCat("--gpu-architecture=", cubin ? "sm_" : "compute_", best);
+    Program program(api_);
+    Check(api_.nvrtcCreateProgram(&program.handle, source.c_str(), "module.cu", 0, nullptr, nullptr),
+          "nvrtcCreateProgram");
+    nvrtcProgram prog = program.handle;
+    const char* options[] = {option.c_str()};
+    nvrtcResult status = api_.nvrtcCompileProgram(prog, 1, options);
+    if (status != 0) {
+      size_t size = 0;
+      api_.nvrtcGetProgramLogSize(prog, &size);
+      std::string log(size, '\0');
+      api_.nvrtcGetProgramLog(prog, log.data());
+      Fail("RuntimeError", "NVRTC ", version_, " could not compile the module's CUDA source (",
+           option, "): ", api_.nvrtcGetErrorString(status), "\n", log.c_str());
+    }
+    size_t size = 0;
+    std::string image;
+    if (cubin) {
+      Check(api_.nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize");
+      image.resize(size);
+      Check(api_.nvrtcGetCUBIN(prog, image.data()), "nvrtcGetCUBIN");
+    } else {
+      Check(api_.nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize");
+      image.resize(size);  // includes the terminating NUL the driver needs
+      Check(api_.nvrtcGetPTX(prog, image.data()), "nvrtcGetPTX");
+    }
+    return image;
+  }
+
+ private:
+  std::string Init() {
+    std::vector<std::string> candidates = NvrtcCandidates();
+    if (!lib_.Open(candidates)) return "libnvrtc: " + lib_.error();
+#define MODRT_NVRTC_RESOLVE(member, symbol, ret, params) \
+  if (!lib_.Resolve(symbol, &api_.member)) return "libnvrtc: " + lib_.error();
+    MODRT_NVRTC_FUNCTIONS(MODRT_NVRTC_RESOLVE)
+#undef MODRT_NVRTC_RESOLVE
+    int major = 0, minor = 0;
+    api_.nvrtcVersion(&major, &minor);
+    version_ = StrCat(major, ".", minor);
+    int n = 0;
+    api_.nvrtcGetNumSupportedArchs(&n);
+    archs_.resize(n);
+    if (n > 0) api_.nvrtcGetSupportedArchs(archs_.data());
+    return "";
+  }
+
+  void Check(nvrtcResult status, const char* what) {
+    if (status != 0) Fail("RuntimeError", what, " failed: ", api_.nvrtcGetErrorString(status));
+  }
+
+  struct Api {
+#define MODRT_NVRTC_DECLARE(member, symbol, ret, params) ret(*member) params = nullptr;
+    MODRT_NVRTC_FUNCTIONS(MODRT_NVRTC_DECLARE)
+#undef MODRT_NVRTC_DECLARE
+  };
+
+  struct Program {
+    explicit Program(const Api& api) : api(api) {}
+    ~Program() {
+      if (handle != nullptr) api.nvrtcDestroyProgram(&handle);
+    }
+    const Api& api;
+    nvrtcProgram handle = nullptr;
+  };
+
+  LazyInit init_;
+  DriverLibrary lib_;
+  Api api_;
+  std::string version_;
+  std::vector<int> archs_;  // ascending, e.g. 50 ... 120
+};
+
+// One kernel on one device.
+struct Kernel {
+  CUfunction function = nullptr;
+  int64_t dyn_shared_opt_in = kDefaultSharedMemoryLimit;  // guarded by the module's lock
+};
+
+class CudaModule final : public PayloadModule {
+ public:
+  explicit CudaModule(Ref<PayloadObj> payload) : PayloadModule("cuda", std::move(payload)) {}
+  ~CudaModule() override {
+    Workspace& ws = Workspace::Get();
+    for (size_t id = 0; id < modules_.size(); ++id) {
+      // A module exists only where its device's context was made current.
+      if (modules_[id] == nullptr) continue;
+      ws.cu().cuCtxSetCurrent(ws.device(static_cast<int>(id)).context);
+      ws.cu().cuModuleUnload(modules_[id]);
+    }
+  }
+
+  Ref<FunctionObj> GetFunction(const std::string& name) override {
+    auto it = payload().fmap.find(name);
+    if (it == payload().fmap.end()) return nullptr;
+    const FunctionInfo* info = &it->second;
+    size_t index = static_cast<size_t>(std::distance(payload().fmap.begin(), it));
+    Ref<CudaModule> self(this);
+    return MakeObject<FunctionObj>([self, info, index](const Args& args, Ret*) {
+      self->Launch(*info, index, args);
+    });
+  }
+
+ private:
+  void Launch(const FunctionInfo& info, size_t index, const Args& args) {
+    KernelArgs k = KernelArgs::Pack(info, args, kDLCUDA);
+    int device_id = 0;
+    for (const DLTensor* t : k.buffers) {
+      if (t) {
+        device_id = t->device.device_id;
+        break;
+      }
+    }
+    Workspace& ws = Workspace::Get();
+    ws.Activate(device_id);
+    CUfunction function = Prepare(device_id, index, info.name, k.launch.dyn_shared_bytes);
+    const LaunchConfig& c = k.launch;
+    ws.Check(ws.cu().cuLaunchKernel(function, static_cast<unsigned>(c.grid[0]),
+                                    static_cast<unsigned>(c.grid[1]), static_cast<unsigned>(c.grid[2]),
+                                    static_cast<unsigned>(c.block[0]), static_cast<unsigned>(c.block[1]),
+                                    static_cast<unsigned>(c.block[2]),
+                                    static_cast<unsigned>(c.dyn_shared_bytes), nullptr,
+                                    k.ptrs.empty() ? nullptr : k.ptrs.data(), nullptr),
+             StrCat("launch of ", info.name));
+  }
+
+  // The kernel's function on a device, loading the module there on first use
+  // and opting in to more dynamic shared memory than the default when asked.
+  CUfunction Prepare(int device_id, size_t index, const std::string& name, int64_t dyn_shared) {
+    std::lock_guard lock(mu_);
+    Workspace& ws = Workspace::Get();
+    if (modules_.size() <= static_cast<size_t>(device_id)) {
+      modules_.resize(device_id + 1, nullptr);
+      kernels_.resize(device_id + 1);
+    }
+    CUmodule& module = modules_[device_id];
+    if (module == nullptr) module = Load(device_id);
+    auto& per_device = kernels_[device_id];
+    if (per_device.empty()) per_device.resize(payload().fmap.size());
+    Kernel& kernel = per_device[index];
+    if (kernel.function == nullptr) {
+      ws.Check(ws.cu().cuModuleGetFunction(&kernel.function, module, name.c_str()),
+               StrCat("finding kernel '", name, "' in the module (is it extern \"C\" __global__?)"));
+    }
+    if (dyn_shared > kernel.dyn_shared_opt_in) {
+      ws.Check(ws.cu().cuFuncSetAttribute(kernel.function, kFuncAttrMaxDynamicSharedSizeBytes,
+                                          static_cast<int>(dyn_shared)),
+               StrCat("allowing ", dyn_shared, " bytes of dynamic shared memory for ", name));
+      kernel.dyn_shared_opt_in = dyn_shared;
+    }
+    return kernel.function;
+  }
+
+  CUmodule Load(int device_id) {
+    Workspace& ws = Workspace::Get();
+    std::string compiled;
+    const std::string* image = &payload().code;
+    if (payload().fmt == "cuda") {
+      // Source from a cross-compile: built here, for this device.
+      int arch = ws.Attribute(device_id, kAttrComputeCapabilityMajor) * 10 +
+                 ws.Attribute(device_id, kAttrComputeCapabilityMinor);
+      compiled = Nvrtc::Get().Compile(payload().code, arch);
+      image = &compiled;
+    }
+    char log[8192] = {};
+    int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
+    void* values[] = {log, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof(log) - 1))};
+    // PTX is text the driver reads up to its NUL; std::string keeps one after the data.
+    CUmodule module = nullptr;
+    CUresult status = ws.cu().cuModuleLoadDataEx(&module, image->c_str(), 2, options, values);
+    if (status != CUDA_SUCCESS) {
+      std::string hint;
+      if (status == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+        hint = StrCat("; the PTX is newer than this driver (CUDA ", ws.driver_version() / 1000, ".",
+                      (ws.driver_version() % 1000) / 10,
+                      ") accepts: compile with an older NVRTC/nvcc, or carry the source (fmt 'cuda')");
+      }
+      Fail("RuntimeError", "CUDA could not load the ", payload().fmt, " module on cuda(", device_id,
+           "): ", ws.ErrorText(status), hint, log[0] ? StrCat("\n", log) : "");
+    }
+    return module;
+  }
+
+  std::mutex mu_;
+  std::vector<CUmodule> modules_;             // per device
+  std::vector<std::vector<Kernel>> kernels_;  // per device, per function
+};
+
+void InitPlugin() {
+  static CudaDeviceAPI api;
+  RegisterDeviceAPI("cuda", &api);
+  RegisterRuntimeModule(InTreeBackend("cuda"), [](Ref<PayloadObj> p) -> Ref<ModuleObj> {
+    return MakeObject<CudaModule>(std::move(p));
+  });
+}
+
+}  // namespace
+}  // namespace cuda
+}  // namespace modrt
+
+MODRT_DEFINE_PLUGIN(modrt::cuda::InitPlugin)

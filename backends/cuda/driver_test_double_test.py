@@ -1,0 +1,229 @@
+"""The CUDA runtime against a TEST DOUBLE of the driver (libcuda_test_double.so,
+named by MODRT_CUDA_DRIVER_LIBRARY): device attributes, memory and copies, and
+the launch marshalling -- the kernel parameter bytes, grid and block from the
+launch tags, dynamic shared memory -- as the driver receives them. No kernel
+runs; tools/gpu runs the same kernels on a real GPU."""
+
+import ctypes
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import modrt
+import modrt_testing
+
+KERNELS = r"""
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void block_sum(const int* x, int* out) {
+  extern __shared__ int scratch[];
+  scratch[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) scratch[threadIdx.x] += scratch[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = scratch[0];
+}
+extern "C" __global__ void scalars(float* out, float f, long long i64, double d, char c, short h) {
+  out[0] = f + i64 + d + c + h;
+}
+extern "C" __global__ void tile(float* out, int width) {
+  out[(blockIdx.y * blockDim.y + threadIdx.y) * width + blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+"""
+SIGNATURES = [
+    "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
+    "block_sum(int32*, int32*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
+    "scalars(float32*, float32, int64, float64, int8, int16)",
+    "tile(float32*, int32; blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y)",
+]
+
+
+class DriverLog:
+    """What the test double recorded (the same loaded library as the runtime's)."""
+
+    def __init__(self) -> None:
+        path = os.path.abspath(os.environ["MODRT_CUDA_DRIVER_LIBRARY"])
+        assert os.path.basename(path) == "libcuda_test_double.so"
+        self.lib = ctypes.CDLL(path)
+        self.lib.modrt_cuda_test_double_log.restype = ctypes.c_char_p
+
+    def reset(self) -> None:
+        self.lib.modrt_cuda_test_double_reset()
+
+    def calls(self, name: str) -> list[dict]:
+        lines = self.lib.modrt_cuda_test_double_log().decode().splitlines()
+        return [entry for entry in map(json.loads, lines) if entry["call"] == name]
+
+
+@pytest.fixture(scope="module")
+def dev():
+    d = modrt.device("cuda", 0)
+    assert d.exist, d.unavailable_reason
+    return d
+
+
+@pytest.fixture
+def log():
+    driver = DriverLog()
+    driver.reset()
+    return driver
+
+
+@pytest.fixture(scope="module")
+def mod(dev):
+    m = modrt.compile(KERNELS, modrt.target.detect_target_from_device(dev), SIGNATURES)
+    assert not m.is_fallback
+    return m
+
+
+def pointer(t: modrt.Tensor) -> str:
+    return struct.pack("<Q", t._dl().data).hex()
+
+
+def test_device_attributes_come_from_the_driver(dev):
+    assert dev.name == "modrt CUDA test double"
+    assert dev.compute_version == "7.5"
+    assert (dev.warp_size, dev.max_threads_per_block, dev.multi_processor_count) == (32, 1024, 40)
+    assert dev.max_shared_memory_per_block == 49152
+    assert dev.attr("global_memory") == 1 << 30
+    assert dev.attr("driver_version") == "12.4"
+    assert not modrt.device("cuda", 1).exist
+    tgt = modrt.target.detect_target_from_device(dev)
+    assert (tgt.kind, tgt.arch, tgt.thread_warp_size) == ("cuda", "sm_75", 32)
+
+
+def test_memory_and_copies_round_trip(dev):
+    x = np.arange(1000, dtype="float32")
+    t = modrt.tensor(x, dev)
+    assert t.device == dev
+    np.testing.assert_array_equal(t.numpy(), x)
+
+
+def test_vector_add_launch_parameters(dev, mod, log):
+    n = 1000
+    a, b, c = (modrt.tensor(np.zeros(n, "float32"), dev) for _ in range(3))
+    mod["vadd"](a, b, c, n, (n + 63) // 64, 64)
+    (loaded,) = log.calls("cuModuleLoadDataEx")
+    assert loaded["format"] == "ptx"
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["kernel"] == "vadd"
+    assert launch["grid"] == [16, 1, 1] and launch["block"] == [64, 1, 1] and launch["shared"] == 0
+    assert launch["params"] == [pointer(a), pointer(b), pointer(c), struct.pack("<i", n).hex()]
+    assert launch["stream"] is None and launch["extra"] is None
+
+
+def test_scalar_parameters_have_their_declared_c_types(dev, mod, log):
+    out = modrt.empty((1,), "float32", dev)
+    mod["scalars"](out, 1.5, -2, 0.25, -3, 300)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["params"] == [
+        pointer(out),
+        struct.pack("<f", 1.5).hex(),
+        struct.pack("<q", -2).hex(),
+        struct.pack("<d", 0.25).hex(),
+        struct.pack("<b", -3).hex(),
+        struct.pack("<h", 300).hex(),
+    ]
+    # No launch tags: one thread in one block.
+    assert launch["grid"] == [1, 1, 1] and launch["block"] == [1, 1, 1]
+
+
+def test_two_dimensional_grid_and_block_follow_the_tags(dev, mod, log):
+    out = modrt.empty((64 * 48,), "float32", dev)
+    mod["tile"](out, 64, 4, 3, 16, 16)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["grid"] == [4, 3, 1] and launch["block"] == [16, 16, 1]
+
+
+def test_dynamic_shared_memory(dev, mod, log):
+    x = modrt.tensor(np.arange(256, dtype="int32"), dev)
+    out = modrt.empty((4,), "int32", dev)
+    mod["block_sum"](x, out, 4, 64, 64 * 4)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["shared"] == 256 and launch["grid"] == [4, 1, 1] and launch["block"] == [64, 1, 1]
+    assert log.calls("cuFuncSetAttribute") == []
+
+
+def test_dynamic_shared_memory_above_48k_is_opted_in(dev, mod, log):
+    x = modrt.tensor(np.zeros(256, dtype="int32"), dev)
+    out = modrt.empty((4,), "int32", dev)
+    mod["block_sum"](x, out, 4, 64, 60000)
+    (opt_in,) = log.calls("cuFuncSetAttribute")
+    assert opt_in == {"call": "cuFuncSetAttribute", "kernel": "block_sum", "max_dynamic_shared": 60000}
+    assert log.calls("cuLaunchKernel")[0]["shared"] == 60000
+    with pytest.raises(RuntimeError, match="allowing 70000 bytes of dynamic shared memory for block_sum failed: CUDA_ERROR_INVALID_VALUE"):
+        mod["block_sum"](x, out, 4, 64, 70000)
+
+
+def test_launch_errors_from_the_driver_are_clean(dev, mod, log):
+    c = modrt.empty((4,), "float32", dev)
+    with pytest.raises(RuntimeError, match="CUDA launch of vadd failed: CUDA_ERROR_INVALID_VALUE"):
+        mod["vadd"](c, c, c, 4, 1, 2048)
+    with pytest.raises(ValueError, match="lives on cpu, but this kernel runs on cuda"):
+        mod["vadd"](modrt.empty((4,), "float32"), c, c, 4, 1, 4)
+
+
+def test_a_kernel_missing_from_the_module_is_named(dev):
+    m = modrt.compile(KERNELS, "cuda", ["vsub(float32*; blockIdx.x, threadIdx.x)"])
+    with pytest.raises(RuntimeError, match="finding kernel 'vsub'.*CUDA_ERROR_NOT_FOUND"):
+        m["vsub"](modrt.empty((1,), "float32", dev), 1, 1)
+
+
+def test_cuda_source_is_compiled_with_nvrtc_when_loaded(dev, log):
+    """The receiving end of a cross-compile: fmt "cuda" becomes a cubin for
+    this device's sm_75 when the module is first used."""
+    payload = modrt.Payload.create("single-binary", "cuda", SIGNATURES[:1], code=KERNELS.encode())
+    mod = modrt.load_module_from_bytes("cuda", payload.save())
+    a = modrt.empty((8,), "float32", dev)
+    mod["vadd"](a, a, a, 8, 1, 8)
+    (loaded,) = log.calls("cuModuleLoadDataEx")
+    assert loaded["format"] == "elf" and loaded["bytes"] > 0
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["kernel"] == "vadd" and launch["block"] == [8, 1, 1]
+
+
+def test_cuda_source_that_does_not_compile_gives_the_nvrtc_log(dev):
+    payload = modrt.Payload.create("single-binary", "cuda", ["broken(float32*)"], code=b'extern "C" __global__ void broken(float* x) { x[0] = y; }')
+    mod = modrt.load_module_from_bytes("cuda", payload.save())
+    with pytest.raises(RuntimeError, match=r"(?s)NVRTC [\d.]+ could not compile.*sm_75.*undefined"):
+        mod["broken"](modrt.empty((1,), "float32", dev))
+
+
+def test_cross_compile_round_trip_across_processes(tmp_path, dev, log):
+    path = tmp_path / "vadd.cuda"
+    compile_side = f"""
+import modrt
+m = modrt.compile({KERNELS!r}, "cuda", {SIGNATURES!r})
+assert m.is_fallback, "the runtime was forced off"
+open({str(path)!r}, "wb").write(m.save_to_bytes())
+"""
+    proc = modrt_testing.run_python(compile_side, env={"MODRT_COMPILE_FORCE_FALLBACK": "1"})
+    assert proc.returncode == 0, proc.stderr
+    mod = modrt.load_module_from_bytes("cuda", path.read_bytes())
+    assert not mod.is_fallback
+    a = modrt.empty((8,), "float32", dev)
+    mod["vadd"](a, a, a, 8, 1, 8)
+    assert log.calls("cuLaunchKernel")[0]["params"][3] == struct.pack("<i", 8).hex()
+
+
+def test_without_nvrtc_cuda_source_cannot_be_loaded_and_says_so(tmp_path):
+    code = f"""
+import modrt
+p = modrt.Payload.create("single-binary", "cuda", ["k(float32*)"], code=b'extern "C" __global__ void k(float* x) {{}}')
+m = modrt.load_module_from_bytes("cuda", p.save())
+try:
+    m["k"](modrt.empty((1,), "float32", modrt.device("cuda")))
+except RuntimeError as e:
+    print(e)
+"""
+    proc = modrt_testing.run_python(code, env={"MODRT_NVRTC_LIBRARY": str(tmp_path / "libnvrtc.so.12")})
+    assert proc.returncode == 0, proc.stderr
+    assert "needs NVRTC to compile: libnvrtc: cannot load the driver library" in proc.stdout
+    assert "MODRT_NVRTC_LIBRARY" in proc.stdout
