@@ -303,7 +303,7 @@ def test_bad_arguments_are_clean_errors(dev):
         mod["vadd"](modrt.empty((64,), "float32"), c, c, 64, 1, 64)
     with pytest.raises(ValueError, match="threadIdx.x must be >= 1"):
         mod["vadd"](c, c, c, 64, 1, 0)
-    with pytest.raises(ValueError, match="a workgroup of 100000 invocations exceeds|exceeds the device's limit"):
+    with pytest.raises(ValueError, match="threadIdx.x = 100000 exceeds the device.s limit of"):
         mod["vadd"](c, c, c, 64, 1, 100000)
     with pytest.raises(ValueError, match="fixes the workgroup size at \\(64, 1, 1\\), but threadIdx.x = 32"):
         mod["block_sum_fixed"](c, c, 1, 32)
