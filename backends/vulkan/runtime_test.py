@@ -1,5 +1,6 @@
 """The Vulkan runtime on Mesa's lavapipe: real shaders, real devices, real cross-compiles."""
 
+import functools
 import struct
 import subprocess
 import threading
@@ -89,6 +90,16 @@ def sources(dtype):
 
 def compile_kernels(dtype="float32"):
     return modrt.compile(sources(dtype), "vulkan", signatures(dtype))
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_bytes(dtype):
+    return compile_kernels(dtype).save_to_bytes()
+
+
+def kernels(dtype="float32"):
+    """A fresh real module of the test kernels (compiled once per dtype)."""
+    return modrt.load_module_from_bytes("vulkan", kernel_bytes(dtype))
 
 
 def sample(dtype, n, seed=7):
@@ -198,7 +209,7 @@ def test_vector_add_matches_numpy(dev, dtype):
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_scalar_push_constants(dev, dtype):
-    mod = compile_kernels(dtype)
+    mod = kernels(dtype)
     n = 300
     x, y = sample(dtype, n, 3), sample(dtype, n, 4)
     alpha, beta = (3, -5) if dtype == "int32" else (2.5, 0.25)
@@ -211,7 +222,7 @@ def test_scalar_push_constants(dev, dtype):
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("block", [64, 128])
 def test_shared_memory_reduction_sized_at_launch(dev, dtype, block):
-    mod = compile_kernels(dtype)
+    mod = kernels(dtype)
     groups = 8
     x = sample(dtype, groups * block, 5)
     partial = modrt.empty((groups,), dtype, dev)
@@ -221,7 +232,7 @@ def test_shared_memory_reduction_sized_at_launch(dev, dtype, block):
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_shared_memory_reduction_with_a_fixed_workgroup(dev, dtype):
-    mod = compile_kernels(dtype)
+    mod = kernels(dtype)
     x = sample(dtype, 256, 6)
     partial = modrt.empty((4,), dtype, dev)
     mod["block_sum_fixed"](modrt.tensor(x, dev), partial, 4, 64)
@@ -229,7 +240,7 @@ def test_shared_memory_reduction_with_a_fixed_workgroup(dev, dtype):
 
 
 def test_many_launches_reuse_one_pipeline(dev):
-    mod = compile_kernels()
+    mod = kernels()
     assert vulkan_hook.pipelines_created(mod) == 0  # created on first launch, not before
     n = 256
     x = modrt.tensor(np.ones(n, "float32"), dev)
@@ -246,7 +257,7 @@ def test_many_launches_reuse_one_pipeline(dev):
 
 
 def test_concurrent_first_launches_create_the_pipeline_once(dev):
-    mod = compile_kernels()
+    mod = kernels()
     n, threads = 512, 8
     a, b = sample("float32", n, 1), sample("float32", n, 2)
     ta, tb = modrt.tensor(a, dev), modrt.tensor(b, dev)
@@ -280,7 +291,7 @@ def test_pipeline_counter_needs_a_real_vulkan_module(monkeypatch):
 
 
 def test_bad_arguments_are_clean_errors(dev):
-    mod = compile_kernels()
+    mod = kernels()
     c = modrt.empty((64,), "float32", dev)
     with pytest.raises(TypeError, match="vadd takes 4 arguments and 2 launch parameters"):
         mod["vadd"](c, c, c, 64)
@@ -292,7 +303,7 @@ def test_bad_arguments_are_clean_errors(dev):
         mod["vadd"](modrt.empty((64,), "float32"), c, c, 64, 1, 64)
     with pytest.raises(ValueError, match="threadIdx.x must be >= 1"):
         mod["vadd"](c, c, c, 64, 1, 0)
-    with pytest.raises(ValueError, match="a workgroup of 100000 invocations exceeds|exceeds the device's limit"):
+    with pytest.raises(ValueError, match="threadIdx.x = 100000 exceeds the device.s limit of"):
         mod["vadd"](c, c, c, 64, 1, 100000)
     with pytest.raises(ValueError, match="fixes the workgroup size at \\(64, 1, 1\\), but threadIdx.x = 32"):
         mod["block_sum_fixed"](c, c, 1, 32)
