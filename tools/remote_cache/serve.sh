@@ -3,13 +3,15 @@
 # the foreground until killed. Bazel's protocol is GET/PUT of /ac/<digest>
 # and /cas/<digest>; nginx's WebDAV module takes the PUTs.
 #
-#   tools/remote_cache/serve.sh DIR [PORT]       (default port 8080)
-#   tools/bazel build --config=remote-cache //...
+#   tools/bazel run //tools/remote_cache:serve -- DIR [PORT]   (default port 8080)
+#   tools/bazel build --config=remote-cache //...             (in another shell)
 #
-# Runs inside the toolchain root (/usr/sbin/nginx); run it from there, e.g.
-# `chroot /var/cache/modrt/forky-<hash> tools/remote_cache/serve.sh ...`, or
-# let tools/remote_cache/demo.sh start it.
+# nginx is the toolchain root's (/usr/sbin/nginx): `tools/bazel run` runs this
+# there, where DIR must lie in the checkout or under /tmp.
 set -euo pipefail
+
+# Under `bazel run`, DIR is relative to where the command was typed.
+cd "${BUILD_WORKING_DIRECTORY:-.}"
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then
   echo "usage: $0 DIR [PORT]" >&2
