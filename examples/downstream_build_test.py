@@ -9,12 +9,14 @@ main build, with the machine's shared disk cache when one is configured.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -74,6 +76,18 @@ def downstream() -> NestedBazel:
     shutil.rmtree(scratch)
 
 
+@contextlib.contextmanager
+def probe_package(bazel: NestedBazel, name: str, build: str) -> Iterator[None]:
+    """A package in the downstream module for as long as one check needs it."""
+    package = bazel.workspace / name
+    package.mkdir()
+    (package / "BUILD.bazel").write_text(build)
+    try:
+        yield
+    finally:
+        shutil.rmtree(package)
+
+
 def log(proc: subprocess.CompletedProcess) -> str:
     """The nested output, indented so it never reads as the outer Bazel's own."""
     return "\n".join("    | " + line for line in proc.stdout.splitlines()[-80:])
@@ -89,23 +103,28 @@ def test_downstream_module_builds_and_its_tests_pass(downstream):
 def test_internal_targets_are_not_visible_downstream(downstream):
     internal = ["@modrt//core:runtime_objects", "@modrt//core:headers", "@modrt//core:compiler_objects",
                 "@modrt//backends:opencl_on", "@modrt//tests:support"]
-    probe = downstream.workspace / "visibility_probe"
-    probe.mkdir(exist_ok=True)
-    (probe / "BUILD.bazel").write_text(
-        "".join(f'filegroup(name = "uses_{i}", srcs = ["{label}"])\n' for i, label in enumerate(internal))
-    )
-    proc = downstream("build", "--keep_going", "--nobuild", "//visibility_probe:all")
+    build = "".join(f'filegroup(name = "uses_{i}", srcs = ["{label}"])\n' for i, label in enumerate(internal))
+    with probe_package(downstream, "visibility_probe", build):
+        proc = downstream("build", "--keep_going", "--nobuild", "//visibility_probe:all")
     assert proc.returncode != 0, log(proc)
     for label in internal:
-        canonical = label.replace("@modrt//", "@@modrt~//")
-        assert f"target '{canonical}' is not visible from target" in proc.stdout, log(proc)
+        name = re.escape(label.split("//", 1)[1])
+        assert re.search(rf"target '@@?modrt~?//{name}' is not visible from target", proc.stdout), log(proc)
+
+
+def test_modrt_macros_do_not_load_downstream(downstream):
+    with probe_package(downstream, "load_probe", 'load("@modrt//backends:defs.bzl", "modrt_backend")\n'):
+        proc = downstream("build", "--nobuild", "//load_probe:all")
+    assert proc.returncode != 0, log(proc)
+    assert re.search(r"Starlark file @@?modrt~?//backends:defs\.bzl is not visible for loading", proc.stdout), log(proc)
 
 
 def test_public_targets_are_exactly_those_documented(downstream):
     proc = downstream("query", "visible(//:downstream_test, kind(rule, @modrt//...))", "--output=label")
     assert proc.returncode == 0, log(proc)
-    public = {line.replace("@@modrt~//", "@modrt//").replace("@modrt~//", "@modrt//")
-              for line in proc.stdout.splitlines() if "//" in line and not line.startswith(("INFO", "WARNING", "Loading"))}
+    # Labels print as @modrt//... or, canonically, @@modrt~//...
+    public = {re.sub(r"^@@?modrt~?//", "@modrt//", line)
+              for line in proc.stdout.splitlines() if re.fullmatch(r"@@?modrt~?//\S+", line)}
     documented = documented_public_targets()
     assert documented, f"no public-target table found in {DOCS}"
     undocumented = sorted(t for t in public if not any(re.fullmatch(p, t) for p in documented.values()))
