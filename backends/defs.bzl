@@ -5,6 +5,9 @@ load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
 load("@rules_python//python:defs.bzl", "py_library")
 load("//tools:build_defs.bzl", "MODRT_COPTS", "modrt_py_test")
 
+# Loadable only inside modrt: its labels name modrt's own packages.
+visibility("//...")
+
 # In-tree backends, each with a package under backends/ (same order as the
 # core's backend table).
 BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon", "webgpu"]
@@ -86,7 +89,7 @@ def modrt_backend(
         srcs = [":fallback_generated.cc"],
         copts = MODRT_COPTS,
         visibility = ["//visibility:public"],
-        deps = ["//core:runtime_api"],
+        deps = ["//core:compiler_objects"],
         alwayslink = True,
     )
     py_library(

@@ -1,5 +1,7 @@
 """Generates modrt/_selection.py: which backend runtimes this build selected."""
 
+visibility("private")
+
 def _runfiles_path(f):
     # Relative to the root of the repository that holds the file, in runfiles.
     path = f.short_path

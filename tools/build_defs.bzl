@@ -2,6 +2,9 @@
 
 load("@rules_python//python:defs.bzl", "py_test")
 
+# Loadable only inside modrt: its labels name modrt's own packages.
+visibility("//...")
+
 # Every native target: only symbols marked MODRT_API leave a DSO.
 MODRT_COPTS = [
     "-fvisibility=hidden",

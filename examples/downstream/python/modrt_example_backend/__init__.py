@@ -1,0 +1,23 @@
+"""modrt_example_backend: an out-of-tree modrt backend.
+
+modrt's autoloader calls `register_backend()` through the entry point
+`example` in group `modrt.backends`; it loads the plugin DSO shipped beside
+this file, which registers `example.axpy`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import modrt
+
+PLUGIN = Path(__file__).with_name("libmodrt_example_backend.so")
+
+
+def register_backend() -> None:
+    modrt.backend.load_plugin(PLUGIN)
+
+
+def axpy(alpha: float, x: modrt.Tensor, y: modrt.Tensor) -> None:
+    """y += alpha * x, in place, on float32 CPU tensors."""
+    modrt.get_global_func("example.axpy")(alpha, x, y)
