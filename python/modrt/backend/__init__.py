@@ -208,13 +208,6 @@ def load_runtime(name: str) -> bool:
         return status.loaded
 
 
-def load_plugin(path: str | os.PathLike) -> None:
-    """Loads a backend plugin DSO: dlopen, ABI check, then its init. For
-    out-of-tree backends, from their entry point. Idempotent per path; a
-    missing or broken DSO raises naming the file and the reason."""
-    _ffi.load_plugin(path)
-
-
 def _load_extra() -> None:
     path = _ffi.find_library("backends/extra/libmodrt_runtime_extra.so")
     if path is None:
