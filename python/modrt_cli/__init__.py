@@ -56,4 +56,8 @@ def run(argv: Optional[Sequence[str]] = None) -> None:
     module.define_flags()
     # absl's --help prints __main__'s docstring and the flags of the main module.
     sys.modules["__main__"].__doc__ = module.__doc__
+    own_args = args[1 : args.index("--")] if "--" in args else args[1:]
+    if "--help" in own_args or "-h" in own_args:
+        # absl exits 1 after --help; asking for help is not an error.
+        app.usage(shorthelp=True, writeto_stdout=True, exitcode=0)
     app.run(lambda parsed: module.main(parsed[1:]), argv=[prog] + args[1:])
