@@ -58,8 +58,23 @@ def collect(modrt: Any) -> list[dict[str, Any]]:
         "devices": _devices(modrt, "cpu"),
         "reason": "",
     }]
+    in_tree = modrt.backend.in_tree()
+    loaded = modrt.backend.loaded()
     for r in modrt.backend.report():
         kind_known = r.name in modrt.runtime.DEVICE_TYPES
+        if r.name not in in_tree:
+            # Out of tree: no build flag or in-tree DSO; its entry point loaded it.
+            rows.append({
+                "backend": r.name,
+                "selected": None,
+                "dso": loaded.get(r.name, ""),
+                "dso_found": None,
+                "loaded": r.name in loaded,
+                "driver_found": r.driver_found if kind_known else None,
+                "devices": _devices(modrt, r.name) if kind_known and r.driver_found else [],
+                "reason": "" if r.name in loaded else r.reason,
+            })
+            continue
         rows.append({
             "backend": r.name,
             "selected": r.selected,
@@ -73,8 +88,8 @@ def collect(modrt: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _yes(v: bool) -> str:
-    return "yes" if v else "no"
+def _yes(v: bool | None) -> str:
+    return "n/a" if v is None else "yes" if v else "no"
 
 
 def main(argv: list[str]) -> int:
@@ -88,7 +103,7 @@ def main(argv: list[str]) -> int:
     print(_common.table(
         ["backend", "selected", "DSO found", "loaded", "driver", "devices", "why not"],
         [[r["backend"], _yes(r["selected"]), _yes(r["dso_found"]), _yes(r["loaded"]), _yes(r["driver_found"]),
-          len(r["devices"]), r["reason"] or "-"] for r in rows],
+          len(r["devices"]), r["reason"] or (r["dso"] if r["selected"] is None else "-")] for r in rows],
     ))
     devices = [(r["backend"], d) for r in rows for d in r["devices"]]
     if devices:

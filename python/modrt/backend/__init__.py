@@ -174,6 +174,20 @@ def register_in_tree(name: str, detector: Callable[..., Any], codegen: Callable[
     _compile.register_codegen(name, codegen)
 
 
+def load_plugin(path: str | os.PathLike) -> None:
+    """Loads a backend's runtime DSO (out-of-tree backends call this from their
+    entry point). ABI-checked; every failure raises naming the file and why."""
+    _ffi.load_plugin(path)
+
+
+def register_codegen(kind: str, driver: Callable[..., Any]) -> None:
+    """Makes `modrt.compile(source, kind, ...)` call `driver(source, functions, target)`,
+    which returns a modrt.Payload."""
+    from .. import _compile
+
+    _compile.register_codegen(kind, driver)
+
+
 def load_runtime(name: str) -> bool:
     """Loads `name`'s runtime DSO if it was selected and is present.
 
