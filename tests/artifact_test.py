@@ -250,3 +250,21 @@ def test_fallback_and_real_modules_export_identical_files(tmp_path: Path) -> Non
     )
     assert proc.returncode == 0, proc.stderr
     assert forced.read_bytes() == here.read_bytes()
+
+
+def test_module_not_built_on_a_payload_is_exported_as_opaque(tmp_path: Path) -> None:
+    modrt.backend.load_plugin(Path(modrt._ffi.package_root(), "tests", "plugins", "opaque_module_plugin.so"))
+    host = modrt.compile(C_SOURCE, "cpu", ["inc(int32*, int32)"])
+    host.import_module(modrt.get_global_func("testing.opaque_module")("hello from an opaque module"))
+    path = tmp_path / "opaque.modrt"
+    host.export(path)
+    _, opaque = modrt.artifact.read_manifest(path).modules
+    assert (opaque.kind, opaque.parent, opaque.shape, opaque.fmt) == ("opaque_test", 0, "opaque", "")
+    assert opaque.functions == (modrt.artifact.FunctionEntry("echo", None),)
+    assert modrt.load_module(path)["echo"]() == "hello from an opaque module"
+
+    version, manifest, sections = split(path.read_bytes())
+    sections[1] = sections[1].replace(b"hello", b"jello")
+    path.write_bytes(join(version, manifest, sections))
+    with pytest.raises(ValueError, match=r"module 1 \(opaque_test\): SHA-256 mismatch"):
+        modrt.load_module(path)

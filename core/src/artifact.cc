@@ -2,7 +2,6 @@
 // and the manifest as JSON. Layout in modrt/artifact.h.
 #include "modrt/artifact.h"
 
-#include <cstring>
 #include <set>
 
 #include "modrt/backend.h"
@@ -90,7 +89,8 @@ void Describe(ModuleObj* module, ArtifactModule* entry) {
   }
   entry->shape = ArtifactShape::kOpaque;
   for (const std::string& name : module->FunctionNames()) {
-    entry->functions.push_back(FunctionInfo{name, {}, {}});
+    // Names only (the signature is unknown); Parse refuses a non-identifier.
+    entry->functions.push_back(FunctionInfo{FunctionInfo::Parse(name + "()").name, {}, {}});
   }
 }
 
