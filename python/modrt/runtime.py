@@ -292,6 +292,13 @@ class Module(_ffi.Object):
 _ffi.register_object_class(_ffi.OBJ_MODULE, Module)
 
 
+def load_module(path: str) -> Module:
+    """Loads a `.modrt` artifact written by `Module.export` (see modrt.artifact)."""
+    from . import artifact
+
+    return artifact.load_module(path)
+
+
 def load_module_from_bytes(kind: str, data: bytes) -> Module:
     """A real module of `kind` from bytes saved by `Module.save_to_bytes`."""
     return call("module.load_from_bytes", kind, data)
