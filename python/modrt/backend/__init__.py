@@ -185,6 +185,14 @@ def register_in_tree(name: str, detector: Callable[..., Any], codegen: Callable[
     _compile.register_codegen(name, codegen)
 
 
+def register_codegen(kind: str, driver: Callable[..., Any]) -> None:
+    """Makes `modrt.compile(source, kind, ...)` call `driver(source, functions, target)`,
+    which returns a modrt.Payload."""
+    from .. import _compile
+
+    _compile.register_codegen(kind, driver)
+
+
 def load_runtime(name: str) -> bool:
     """Loads `name`'s runtime DSO if it was selected and is present.
 

@@ -1,0 +1,97 @@
+"""Every command in the README and in docs/ is exercised: `modrt` commands
+and scripts are run here as written, Python blocks are run as scripts, and
+the rest (tests, the wheel) are listed with the test that runs them."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import modrt
+
+ROOT = Path(os.environ["TEST_SRCDIR"], "_main")
+DOCS = ["README.md", "docs/ARTIFACT.md", "docs/BACKEND_GUIDE.md", "docs/C_ABI.md"]
+MODRT_COMMAND = re.compile(r"^tools/bazel run (?:--config=(\S+) )?//tools:modrt -- (.*)$")
+PYTHON_COMMAND = re.compile(r"^tools/bazel run (?:--config=(\S+) )?//tools:python -- (\S+)$")
+# Commands that cannot run inside a test (Bazel in Bazel), each with what runs it.
+COVERED_ELSEWHERE = {
+    "tools/bazel test //... --config=cpu-runtimes": ".ci/run runs the suite with the runtimes off and on",
+    "tools/bazel test //examples/out_of_tree:all": "//examples/out_of_tree:out_of_tree_test, part of //...",
+    "tools/bazel build --config=cpu-runtimes //python:wheel": "tests/wheel_test.py installs the wheel it builds",
+    "python3 -m venv --system-site-packages /opt/modrt": "tests/wheel_test.py (in a temporary directory)",
+    "/opt/modrt/bin/python -m pip install bazel-bin/python/modrt-0.1.0-py3-none-linux_x86_64.whl": "tests/wheel_test.py",
+    "/opt/modrt/bin/modrt info": "tests/wheel_test.py",
+}
+
+
+def blocks(doc: str, language: str) -> list[str]:
+    text = (ROOT / doc).read_text()
+    return [m.group(2) for m in re.finditer(r"^```(\S*)\n(.*?)^```", text, re.S | re.M) if m.group(1) == language]
+
+
+def commands(doc: str) -> list[str]:
+    lines = [line.strip() for block in blocks(doc, "sh") for line in block.splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def cpu_runtimes_loaded() -> bool:
+    # What --config=cpu-runtimes selects that this build may lack.
+    return modrt.backend.runtime_status("opencl").loaded
+
+
+def check(proc: subprocess.CompletedProcess, config: str | None, command: str) -> None:
+    if proc.returncode == 0:
+        return
+    # Without the runtimes that --config asks for, a command that needs them
+    # must fail with a message, not a crash.
+    assert config and not cpu_runtimes_loaded(), f"{command}\n{proc.stdout}\n{proc.stderr}"
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "opencl" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_shell_command_runs_or_is_covered(doc: str, tmp_path: Path) -> None:
+    for command in commands(doc):
+        command = command.replace("/tmp/", f"{tmp_path}/")
+        modrt_match = MODRT_COMMAND.match(command)
+        python_match = PYTHON_COMMAND.match(command)
+        if modrt_match:
+            config, args = modrt_match.groups()
+            proc = subprocess.run([str(ROOT / "tools" / "modrt"), *shlex.split(args)], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=600)
+            check(proc, config, command)
+        elif python_match:
+            config, script = python_match.groups()
+            proc = subprocess.run([sys.executable, script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+            check(proc, config, command)
+        else:
+            assert command in COVERED_ELSEWHERE, f"{doc}: no test runs `{command}`"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_python_block_runs(doc: str, tmp_path: Path) -> None:
+    for i, code in enumerate(blocks(doc, "python")):
+        proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, f"{doc}, Python block {i}:\n{proc.stderr}"
+
+
+def test_documented_wheel_name_is_the_built_one() -> None:
+    (wheel,) = (ROOT / "python").glob("modrt-*.whl")
+    if platform.machine() == "x86_64":
+        assert f"bazel-bin/python/{wheel.name}" in (ROOT / "README.md").read_text()
+
+
+def test_the_readme_has_its_commands_and_blocks() -> None:
+    readme = commands("README.md")
+    assert readme[:2] == [
+        "tools/bazel run --config=cpu-runtimes //tools:modrt -- demo",
+        "tools/bazel test //... --config=cpu-runtimes",
+    ]
+    assert len(blocks("README.md", "python")) == 2
+    assert any(c.startswith("tools/bazel test") for c in commands("docs/BACKEND_GUIDE.md"))
