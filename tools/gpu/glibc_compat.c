@@ -8,6 +8,7 @@
  * to the old symbol version, which every glibc still exports. No glibc header
  * is included: they would redirect the very names defined here. */
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,10 +36,18 @@ struct stat;
 int __xstat(int version, const char* path, struct stat* buf);
 HIDDEN int stat(const char* path, struct stat* buf) { return __xstat(1, path, buf); }
 
-/* C23 strtoul (2.38) differs only in also accepting a 0b prefix. */
+/* The C23 variants (2.38) differ only in also accepting 0b / %b binary. */
 unsigned long strtoul(const char* text, char** end, int base);
 HIDDEN unsigned long __isoc23_strtoul(const char* text, char** end, int base) {
   return strtoul(text, end, base);
+}
+int vsscanf(const char* text, const char* format, va_list args);
+HIDDEN int __isoc23_sscanf(const char* text, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  int n = vsscanf(text, format, args);
+  va_end(args);
+  return n;
 }
 
 /* libstdc++ skips atomics when this is set (2.32); never claiming a single
