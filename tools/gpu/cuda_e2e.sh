@@ -63,8 +63,13 @@ do_run() {
     say "nvidia-smi not found; the tests will report whether libcuda.so.1 loads"
   fi
   local python="${PYTHON:-python3}"
-  "${python}" - "${stage}" <<'EOF'
-import lzma, sys
+  # A compressed NVRTC is unpacked outside the stage, which stays small.
+  local site="${stage}/site"
+  if [[ -n "$(find "${site}" -name '*.xz' -print -quit)" ]]; then
+    site="${TMPDIR:-/tmp}/modrt-cuda-e2e-site"
+  fi
+  "${python}" - "${stage}/site" "${site}" <<'EOF'
+import lzma, shutil, sys
 from pathlib import Path
 if sys.version_info < (3, 9):
     sys.exit(f"cuda_e2e: Python 3.9+ is needed, this is {sys.version.split()[0]}")
@@ -72,9 +77,11 @@ try:
     import numpy  # noqa: F401
 except ImportError:
     sys.exit("cuda_e2e: numpy is needed on this machine (pip install numpy)")
-for packed in Path(sys.argv[1], "site").rglob("*.xz"):
-    unpacked = packed.with_suffix("")
+staged, site = Path(sys.argv[1]), Path(sys.argv[2])
+for packed in staged.rglob("*.xz"):
+    unpacked = site / packed.relative_to(staged).with_suffix("")
     if not unpacked.exists():
+        unpacked.parent.mkdir(parents=True, exist_ok=True)
         unpacked.write_bytes(lzma.decompress(packed.read_bytes()))
 EOF
   local main="${stage}/_main"
@@ -94,7 +101,7 @@ EOF
       fi
     done
   fi
-  paths+=("${stage}/site")
+  paths+=("${site}")
   say "NVRTC: ${MODRT_NVRTC_LIBRARY:-staged ($(grep '^NVRTC' "${stage}/MANIFEST"))}"
   cd "${main}"
   PYTHONPATH="$(IFS=:; echo "${paths[*]}")${PYTHONPATH:+:${PYTHONPATH}}" \

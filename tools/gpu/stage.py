@@ -20,31 +20,17 @@ import argparse
 import importlib
 import lzma
 import os
-import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import modrt
 import modrt._ffi
 from modrt.backend.cuda import nvrtc
+from portability import MAX_GLIBC, glibc_problems
 
-MAX_GLIBC = (2, 28)
 # pytest and what it imports, all pure Python.
 PYTEST_MODULES = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py")
-
-
-def glibc_problems(path: Path) -> list[str]:
-    """Why `path` would not load on glibc MAX_GLIBC, if it would not."""
-    dynamic = subprocess.run(["objdump", "-T", "-p", str(path)], capture_output=True, text=True, check=True).stdout
-    problems = []
-    for major, minor, symbol in re.findall(r"\(?GLIBC_(\d+)\.(\d+)(?:\.\d+)?\)?\s+(\S+)$", dynamic, re.M):
-        if (int(major), int(minor)) > MAX_GLIBC:
-            problems.append(f"{symbol} needs GLIBC_{major}.{minor}")
-    if re.search(r"NEEDED\s+libstdc\+\+", dynamic) or re.search(r"\b(GLIBCXX|CXXABI)_\d", dynamic):
-        problems.append("imports libstdc++ (build with --config=portable)")
-    return sorted(set(problems))
 
 
 def copy_runfiles(dest: Path) -> list[Path]:
