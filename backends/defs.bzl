@@ -4,6 +4,7 @@ load("@bazel_skylib//rules:write_file.bzl", "write_file")
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
 load("@rules_python//python:defs.bzl", "py_library")
 load("//tools:build_defs.bzl", "MODRT_COPTS", "modrt_py_test")
+load("//tools/gpu:portable.bzl", "PORTABLE_DEPS")
 
 # Loadable only inside modrt: its labels name modrt's own packages.
 visibility("//...")
@@ -109,7 +110,7 @@ def modrt_backend(
         # Built only when selected: `bazel build //...` with the flag off
         # neither builds nor ships it.
         target_compatible_with = only_when_selected(name) + runtime_compatible_with,
-        deps = ["//core:runtime_api"] + runtime_deps,
+        deps = ["//core:runtime_api"] + runtime_deps + PORTABLE_DEPS,
     )
     native.alias(
         name = "runtime",

@@ -81,7 +81,7 @@ def test_rocm_without_hipcc_says_so(monkeypatch, tmp_path):
 
 
 def test_rocm_fallback_from_a_code_object_payload(monkeypatch):
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")  # whether or not the runtime is loaded
     payload = modrt.Payload.create("single-binary", "hsaco", [SIG], code=b"\x7fELF-code-object")
     mod = modrt.get_global_func("codegen.rocm.create_module")(payload)
     assert mod.kind == "rocm" and mod.is_fallback and mod.save_to_bytes() == payload.save()

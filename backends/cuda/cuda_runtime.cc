@@ -240,9 +240,11 @@ class CudaDeviceAPI final : public DeviceAPI {
              StrCat("allocation of ", nbytes, " bytes"));
     return reinterpret_cast<void*>(ptr);
   }
+  // Runs from tensor destructors: never throws. The memory was allocated in
+  // this device's context, so the context exists.
   void Free(int id, void* ptr) override {
     Workspace& ws = Workspace::Get();
-    ws.Activate(id);
+    ws.cu().cuCtxSetCurrent(ws.device(id).context);
     ws.cu().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
   }
   void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {

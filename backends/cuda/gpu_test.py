@@ -83,8 +83,9 @@ assert m.is_fallback
 open({str(path)!r}, "wb").write(m.save_to_bytes())
 print(m.inspect_source()[:20])
 """
-    env = {"MODRT_COMPILE_FORCE_FALLBACK": "1", "PATH": "/usr/bin:/bin"}
+    env = {"MODRT_COMPILE_FORCE_FALLBACK": "1"}
     if not nvrtc_on_compile_side:
+        env["PATH"] = str(tmp_path)  # no nvcc either
         compile_side = compile_side.replace(
             "import modrt\n", "import modrt\nfrom modrt.backend.cuda import nvrtc\nnvrtc.find_library = lambda: None\n"
         )

@@ -198,10 +198,11 @@ class RocmDeviceAPI final : public DeviceAPI {
     ws.Check(ws.hip().hipMalloc(&ptr, std::max<size_t>(nbytes, 1)), StrCat("allocation of ", nbytes, " bytes"));
     return ptr;
   }
+  // Runs from tensor destructors: never throws.
   void Free(int id, void* ptr) override {
-    Workspace& ws = Workspace::Get();
-    ws.Activate(id);
-    ws.hip().hipFree(ptr);
+    const HipApi& hip = Workspace::Get().hip();
+    hip.hipSetDevice(id);
+    hip.hipFree(ptr);
   }
   void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
     if (nbytes == 0) return;

@@ -1,0 +1,67 @@
+/* Linked into every modrt DSO under --config=portable, so that DSOs built
+ * against the forky root's glibc (2.43) load on glibc 2.28 and later.
+ *
+ * Each definition here is hidden: it binds the DSO's own references (its code,
+ * and the libstdc++/libgcc it links statically) at link time, instead of
+ * importing a glibc symbol version newer than 2.28. Where glibc moved a
+ * function (libdl and libpthread into libc in 2.34), the definition forwards
+ * to the old symbol version, which every glibc still exports. No glibc header
+ * is included: they would redirect the very names defined here. */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* The GLIBC_2.2.5 versions: in libdl.so.2 / libpthread.so.0 before 2.34, in
+ * libc.so.6 (as compatibility symbols) since. */
+#define FORWARD_TO_GLIBC_2_2_5(ret, name, params, args)                   \
+  ret modrt_compat_##name params;                                         \
+  __asm__(".symver modrt_compat_" #name "," #name "@GLIBC_2.2.5");        \
+  HIDDEN ret name params { return modrt_compat_##name args; }
+
+FORWARD_TO_GLIBC_2_2_5(void*, dlopen, (const char* file, int mode), (file, mode))
+FORWARD_TO_GLIBC_2_2_5(void*, dlsym, (void* handle, const char* name), (handle, name))
+FORWARD_TO_GLIBC_2_2_5(char*, dlerror, (void), ())
+FORWARD_TO_GLIBC_2_2_5(int, dlclose, (void* handle), (handle))
+FORWARD_TO_GLIBC_2_2_5(int, pthread_once, (int* once, void (*init)(void)), (once, init))
+FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_rdlock, (void* lock), (lock))
+FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_wrlock, (void* lock), (lock))
+FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_unlock, (void* lock), (lock))
+
+/* stat became a real symbol in 2.33; before, it was __xstat with a version
+ * argument (1 on x86_64). */
+struct stat;
+int __xstat(int version, const char* path, struct stat* buf);
+HIDDEN int stat(const char* path, struct stat* buf) { return __xstat(1, path, buf); }
+
+/* The C23 variants (2.38) differ only in also accepting 0b / %b binary. */
+unsigned long strtoul(const char* text, char** end, int base);
+HIDDEN unsigned long __isoc23_strtoul(const char* text, char** end, int base) {
+  return strtoul(text, end, base);
+}
+int vsscanf(const char* text, const char* format, va_list args);
+HIDDEN int __isoc23_sscanf(const char* text, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  int n = vsscanf(text, format, args);
+  va_end(args);
+  return n;
+}
+
+/* libstdc++ skips atomics when this is set (2.32); never claiming a single
+ * thread is always correct. */
+HIDDEN char __libc_single_threaded = 0;
+
+/* std::random_device's default source (2.36). */
+long getrandom(void* buf, size_t length, unsigned int flags);
+HIDDEN uint32_t arc4random(void) {
+  uint32_t value = 0;
+  size_t got = 0;
+  while (got < sizeof(value)) {
+    long n = getrandom((char*)&value + got, sizeof(value) - got, 0);
+    if (n > 0) got += (size_t)n;
+  }
+  return value;
+}
