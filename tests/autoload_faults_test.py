@@ -45,6 +45,7 @@ def run_with_opencl_dso(tmp_path, data: bytes):
         ("unresolved symbol", (PLUGINS / "unresolved_symbol_plugin.so").read_bytes(),
          "undefined symbol: modrt_test_symbol_that_nothing_defines"),
     ],
+    ids=["empty", "garbage", "wrong-abi", "unresolved-symbol"],
 )
 def test_broken_runtime_dso_warns_and_import_survives(tmp_path, name, data, reason):
     proc, path = run_with_opencl_dso(tmp_path, data)

@@ -68,9 +68,9 @@ def compile_all(modrt: Any, names: list[str], out_dir: str, progress: Progress) 
         row: dict[str, Any] = {"target": name}
         rows[name] = row
         kernel = KERNELS.get(name)
-        if kernel is None or kernel.source is None:
+        if kernel is None:
             row["module"] = "-"
-            row["result"] = "no demo kernel: " + (kernel.why_not if kernel else "out-of-tree backend")
+            row["result"] = "no demo kernel: an out-of-tree backend"
             continue
         try:
             module = modrt.compile(kernel.source, name, [kernel.signature])
