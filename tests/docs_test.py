@@ -22,7 +22,7 @@ MODRT_COMMAND = re.compile(r"^tools/bazel run (?:--config=(\S+) )?//tools:modrt 
 PYTHON_COMMAND = re.compile(r"^tools/bazel run (?:--config=(\S+) )?//tools:python -- (\S+)$")
 # Commands that cannot run inside a test (Bazel in Bazel), each with what runs it.
 COVERED_ELSEWHERE = {
-    "tools/bazel test //... --config=cpu-runtimes": ".ci/run runs the suite with the runtimes off and on",
+    "tools/bazel test //... --config=all-runtimes": ".ci/run runs the suite with the runtimes off and on",
     "tools/bazel test //examples/out_of_tree:all": "//examples/out_of_tree:out_of_tree_test, part of //...",
     "tools/bazel build --config=cpu-runtimes //python:wheel": "tests/wheel_test.py installs the wheel it builds",
     "python3 -m venv --system-site-packages /opt/modrt": "tests/wheel_test.py (in a temporary directory)",
