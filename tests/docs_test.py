@@ -90,8 +90,8 @@ def test_documented_wheel_name_is_the_built_one() -> None:
 def test_the_readme_has_its_commands_and_blocks() -> None:
     readme = commands("README.md")
     assert readme[:2] == [
-        "tools/bazel run --config=cpu-runtimes //tools:modrt -- demo",
-        "tools/bazel test //... --config=cpu-runtimes",
+        "tools/bazel run --config=all-runtimes //tools:modrt -- demo",
+        "tools/bazel test //... --config=all-runtimes",
     ]
     assert len(blocks("README.md", "python")) == 2
     assert any(c.startswith("tools/bazel test") for c in commands("docs/BACKEND_GUIDE.md"))
