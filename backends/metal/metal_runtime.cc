@@ -197,11 +197,9 @@ class MetalModule final : public PayloadModule {
   }
 
   Ref<FunctionObj> GetFunction(const std::string& name) override {
-    auto it = payload().fmap.find(name);
-    if (it == payload().fmap.end()) return nullptr;
-    const FunctionInfo* info = &it->second;
-    Ref<MetalModule> self(this);
-    return MakeObject<FunctionObj>([self, info](const Args& args, Ret*) { self->Launch(*info, args); });
+    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t, const Args& args) {
+      Launch(info, args);
+    });
   }
 
  private:

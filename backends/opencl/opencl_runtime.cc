@@ -239,26 +239,15 @@ class OpenCLModule final : public PayloadModule {
   }
 
   Ref<FunctionObj> GetFunction(const std::string& name) override {
-    auto it = payload().fmap.find(name);
-    if (it == payload().fmap.end()) return nullptr;
-    const FunctionInfo* info = &it->second;
-    size_t index = static_cast<size_t>(std::distance(payload().fmap.begin(), it));
-    Ref<OpenCLModule> self(this);
-    return MakeObject<FunctionObj>([self, info, index](const Args& args, Ret*) {
-      self->Launch(*info, index, args);
+    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t index, const Args& args) {
+      Launch(info, index, args);
     });
   }
 
  private:
   void Launch(const FunctionInfo& info, size_t index, const Args& args) {
     KernelArgs k = KernelArgs::Pack(info, args, kDLOpenCL);
-    int device_id = 0;
-    for (const DLTensor* t : k.buffers) {
-      if (t) {
-        device_id = t->device.device_id;
-        break;
-      }
-    }
+    const int device_id = k.device_id;
     Workspace& ws = Workspace::Get();
     const Device& dev = ws.device(device_id);
     Kernel& kernel = GetKernel(device_id, index, info.name);

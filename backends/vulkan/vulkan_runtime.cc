@@ -621,11 +621,9 @@ class VulkanModule final : public PayloadModule {
   }
 
   Ref<FunctionObj> GetFunction(const std::string& name) override {
-    auto it = payload().fmap.find(name);
-    if (it == payload().fmap.end()) return nullptr;
-    const FunctionInfo* info = &it->second;
-    Ref<VulkanModule> self(this);
-    return MakeObject<FunctionObj>([self, info](const Args& args, Ret*) { self->Launch(*info, args); });
+    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t, const Args& args) {
+      Launch(info, args);
+    });
   }
 
   int64_t pipelines_created() const { return pipelines_created_.load(); }
@@ -636,17 +634,7 @@ class VulkanModule final : public PayloadModule {
 
   void Launch(const FunctionInfo& info, const Args& args) {
     KernelArgs k = KernelArgs::Pack(info, args, kDLVulkan);
-    int device_id = -1;
-    for (size_t i = 0; i < k.buffers.size(); ++i) {
-      const DLTensor* t = k.buffers[i];
-      if (t == nullptr) continue;
-      if (device_id < 0) device_id = t->device.device_id;
-      if (t->device.device_id != device_id) {
-        Fail("ValueError", info.name, ": argument ", i, " lives on vulkan(", t->device.device_id,
-             "), but earlier buffers on vulkan(", device_id, ")");
-      }
-    }
-    if (device_id < 0) device_id = 0;
+    const int device_id = k.device_id;
     Workspace& ws = Workspace::Get();
     const VkApi& vk = ws.vk();
     Device& d = ws.device(device_id);

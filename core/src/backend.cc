@@ -52,6 +52,18 @@ std::vector<std::string> PayloadModule::FunctionNames() const {
   return names;
 }
 
+Ref<FunctionObj> PayloadModule::LaunchingFunction(const std::string& name, Launcher launch) {
+  auto it = payload_->fmap.find(name);
+  if (it == payload_->fmap.end()) return nullptr;
+  const FunctionInfo* info = &it->second;
+  const auto index = static_cast<size_t>(std::distance(payload_->fmap.begin(), it));
+  Ref<ModuleObj> keep_alive(this);
+  return MakeObject<FunctionObj>(
+      [keep_alive, launch = std::move(launch), info, index](const Args& args, Ret*) {
+        launch(*info, index, args);
+      });
+}
+
 void RegisterRuntimeModule(const BackendInfo& backend, ModuleFactory factory) {
   RegisterGlobal("module.create." + backend.name, [&backend, factory](const Args& a, Ret* r) {
     a.ExpectCount(1, "module.create");

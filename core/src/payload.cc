@@ -1,5 +1,6 @@
 #include "modrt/payload.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -346,6 +347,15 @@ KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDevice
       if (t->byte_offset != 0 && !addressable) {
         Fail("ValueError", info.name, ": argument ", i,
              " has a byte offset, which this device's buffers cannot express");
+      }
+      const bool first_buffer = std::none_of(k.buffers.begin(), k.buffers.end(),
+                                             [](const DLTensor* b) { return b != nullptr; });
+      if (first_buffer) {
+        k.device_id = t->device.device_id;
+      } else if (t->device.device_id != k.device_id) {
+        Fail("ValueError", info.name, ": argument ", i, " lives on ", DeviceKindName(device_type), "(",
+             t->device.device_id, "), but earlier buffers on ", DeviceKindName(device_type), "(",
+             k.device_id, ")");
       }
       char* ptr = static_cast<char*>(t->data) + (addressable ? t->byte_offset : 0);
       std::memcpy(&k.slots[i], &ptr, sizeof(ptr));

@@ -4,6 +4,7 @@
 #ifndef MODRT_BACKEND_H_
 #define MODRT_BACKEND_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ class MODRT_API PayloadModule : public ModuleObj {
   std::map<std::string, std::string> Sources() const override { return payload_->source; }
   std::vector<std::string> FunctionNames() const final;
   const PayloadObj& payload() const { return *payload_; }
+
+ protected:
+  // What runtime modules return from GetFunction: a function that calls
+  // `launch(info, index in fmap, args)` and keeps this module alive; null when
+  // the payload has no function `name`.
+  using Launcher = std::function<void(const FunctionInfo& info, size_t index, const Args& args)>;
+  Ref<FunctionObj> LaunchingFunction(const std::string& name, Launcher launch);
 
  private:
   std::string kind_;

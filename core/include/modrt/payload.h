@@ -117,9 +117,11 @@ struct MODRT_API KernelArgs {
   std::vector<size_t> sizes;
   std::vector<const DLTensor*> buffers;  // per argument; null for scalars
   LaunchConfig launch;
+  int device_id = 0;  // the device of every buffer argument (0 when there are none)
 
-  // Checks count, kinds, dtypes and device type (TypeError / ValueError naming
-  // the function and the argument), then fills the slots.
+  // Checks count, kinds, dtypes, device type and that all buffers share one
+  // device (TypeError / ValueError naming the function and the argument), then
+  // fills the slots.
   static KernelArgs Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type);
 };
 
