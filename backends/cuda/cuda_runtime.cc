@@ -100,16 +100,9 @@ struct Device {
 
 // Process-wide CUDA state: the driver, and each device's primary context
 // (retained on the device's first use).
-class Workspace {
+class Workspace : public LazyDriverState<Workspace> {
  public:
-  static Workspace& Get() {
-    static Workspace* ws = std::make_unique<Workspace>().release();  // lives to exit
-    ws->init_.Ensure([] { return ws->Init(); });
-    return *ws;
-  }
 
-  bool ok() const { return init_.ok(); }
-  const std::string& reason() const { return init_.reason(); }
   int count() const { return static_cast<int>(devices_.size()); }
   const CuApi& cu() const { return cu_; }
   const std::string& library() const { return library_; }
@@ -157,6 +150,8 @@ class Workspace {
   }
 
  private:
+  friend class LazyDriverState<Workspace>;
+
   std::string Init() {
     std::vector<std::string> candidates = DriverCandidates();
     library_ = candidates.front();
@@ -180,7 +175,6 @@ class Workspace {
     return "";
   }
 
-  LazyInit init_;
   DriverLibrary lib_;
   CuApi cu_;
   std::string library_;
@@ -303,20 +297,15 @@ std::vector<std::string> NvrtcCandidates() {
   return names;
 }
 
-class Nvrtc {
+class Nvrtc : public LazyDriverState<Nvrtc> {
  public:
-  static Nvrtc& Get() {
-    static Nvrtc* nvrtc = std::make_unique<Nvrtc>().release();  // lives to exit
-    nvrtc->init_.Ensure([] { return nvrtc->Init(); });
-    return *nvrtc;
-  }
 
   // CUDA C++ to a cubin for sm_<arch> when this NVRTC knows that arch, else to
   // PTX for the newest virtual arch it knows below it (the driver JITs it).
   std::string Compile(const std::string& source, int arch) {
-    if (!init_.ok()) {
+    if (!ok()) {
       Fail("RuntimeError", "this module holds CUDA C++ source (fmt 'cuda'), which needs NVRTC to ",
-           "compile: ", init_.reason(), ". Install the nvidia-cuda-nvrtc-cu12 wheel or a CUDA ",
+           "compile: ", reason(), ". Install the nvidia-cuda-nvrtc-cu12 wheel or a CUDA ",
            "toolkit, or set MODRT_NVRTC_LIBRARY");
     }
     int best = 0;
@@ -358,6 +347,8 @@ class Nvrtc {
   }
 
  private:
+  friend class LazyDriverState<Nvrtc>;
+
   std::string Init() {
     std::vector<std::string> candidates = NvrtcCandidates();
     if (!lib_.Open(candidates)) return "libnvrtc: " + lib_.error();
@@ -394,7 +385,6 @@ class Nvrtc {
     nvrtcProgram handle = nullptr;
   };
 
-  LazyInit init_;
   DriverLibrary lib_;
   Api api_;
   std::string version_;

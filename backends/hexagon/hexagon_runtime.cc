@@ -18,17 +18,11 @@ namespace {
 
 constexpr uint16_t kMachineQdsp6 = 164;  // EM_QDSP6
 
-class FastRpc {
- public:
-  static FastRpc& Get() {
-    static FastRpc rpc;
-    rpc.init_.Ensure([] { return rpc.Open(); });
-    return rpc;
-  }
-  const std::string& reason() const { return init_.reason(); }
-
+class FastRpc : public LazyDriverState<FastRpc> {
  private:
-  std::string Open() {
+  friend class LazyDriverState<FastRpc>;
+
+  std::string Init() {
     if (!lib_.Open({"libcdsprpc.so", "libcdsprpc.so.1", "libadsprpc.so"})) {
       return "no Hexagon DSP reachable: " + lib_.error() +
              " (libcdsprpc.so is Qualcomm's FastRPC library, present on Snapdragon systems)";
@@ -37,7 +31,6 @@ class FastRpc {
            "Hexagon modules load and validate here but cannot launch";
   }
   DriverLibrary lib_;
-  LazyInit init_;
 };
 
 class HexagonDeviceAPI final : public DeviceAPI {

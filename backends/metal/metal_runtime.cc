@@ -29,15 +29,8 @@ struct MtlSize {
 
 constexpr unsigned long kStorageModeShared = 0;  // MTLResourceStorageModeShared
 
-class ObjC {
+class ObjC : public LazyDriverState<ObjC> {
  public:
-  static ObjC& Get() {
-    static ObjC objc;
-    objc.init_.Ensure([] { return objc.Open(); });
-    return objc;
-  }
-  const std::string& reason() const { return init_.reason(); }
-  bool ok() const { return init_.ok(); }
 
   // [receiver selector args...], with objc_msgSend cast to the call's real type.
   template <typename R, typename... A>
@@ -73,7 +66,9 @@ class ObjC {
   };
 
  private:
-  std::string Open() {
+  friend class LazyDriverState<ObjC>;
+
+  std::string Init() {
     if (!objc_lib_.Open({"/usr/lib/libobjc.A.dylib"}) ||
         !objc_lib_.Resolve("objc_msgSend", &msg_send_) ||
         !objc_lib_.Resolve("sel_registerName", &sel_register_name_) ||
@@ -95,7 +90,6 @@ class ObjC {
   }
 
   DriverLibrary objc_lib_, metal_lib_;
-  LazyInit init_;
   void* msg_send_ = nullptr;
   Sel (*sel_register_name_)(const char*) = nullptr;
   Id (*get_class_)(const char*) = nullptr;

@@ -66,16 +66,9 @@ struct Device {
 };
 
 // Process-wide OpenCL state: the driver, and a context and queue per device.
-class Workspace {
+class Workspace : public LazyDriverState<Workspace> {
  public:
-  static Workspace& Get() {
-    static Workspace* ws = std::make_unique<Workspace>().release();  // lives to exit
-    ws->init_.Ensure([] { return ws->Init(); });
-    return *ws;
-  }
 
-  bool ok() const { return init_.ok(); }
-  const std::string& reason() const { return init_.reason(); }
   int count() const { return static_cast<int>(devices_.size()); }
   const ClApi& cl() const { return cl_; }
   const Device& device(int id) const {
@@ -105,6 +98,8 @@ class Workspace {
   }
 
  private:
+  friend class LazyDriverState<Workspace>;
+
   std::string Init() {
     if (!lib_.Open({"libOpenCL.so.1", "libOpenCL.so"})) {
       return "libOpenCL.so.1: " + lib_.error();
@@ -145,7 +140,6 @@ class Workspace {
     return "";
   }
 
-  LazyInit init_;
   DriverLibrary lib_;
   ClApi cl_;
   std::vector<Device> devices_;

@@ -79,16 +79,9 @@ std::vector<std::string> DriverCandidates() {
 
 // Process-wide HIP state. HIP keeps a current device per thread: every
 // operation selects its device first.
-class Workspace {
+class Workspace : public LazyDriverState<Workspace> {
  public:
-  static Workspace& Get() {
-    static Workspace* ws = std::make_unique<Workspace>().release();  // lives to exit
-    ws->init_.Ensure([] { return ws->Init(); });
-    return *ws;
-  }
 
-  bool ok() const { return init_.ok(); }
-  const std::string& reason() const { return init_.reason(); }
   int count() const { return count_; }
   const HipApi& hip() const { return hip_; }
 
@@ -124,6 +117,8 @@ class Workspace {
   }
 
  private:
+  friend class LazyDriverState<Workspace>;
+
   std::string Init() {
     std::vector<std::string> candidates = DriverCandidates();
     const std::string& library = candidates.front();
@@ -140,7 +135,6 @@ class Workspace {
     return "";
   }
 
-  LazyInit init_;
   DriverLibrary lib_;
   HipApi hip_;
   int count_ = 0;

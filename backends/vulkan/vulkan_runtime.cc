@@ -156,16 +156,9 @@ const char* DeviceTypeName(VkPhysicalDeviceType type) {
 
 // Process-wide Vulkan state: the loader, one instance, and a logical device
 // with one compute queue per usable physical device (best kind first).
-class Workspace {
+class Workspace : public LazyDriverState<Workspace> {
  public:
-  static Workspace& Get() {
-    static Workspace* ws = std::make_unique<Workspace>().release();  // lives to exit
-    ws->init_.Ensure([] { return ws->Init(); });
-    return *ws;
-  }
 
-  bool ok() const { return init_.ok(); }
-  const std::string& reason() const { return init_.reason(); }
   int count() const { return static_cast<int>(devices_.size()); }
   const VkApi& vk() const { return vk_; }
   Device& device(int id) {
@@ -207,6 +200,8 @@ class Workspace {
   }
 
  private:
+  friend class LazyDriverState<Workspace>;
+
   std::string Init() {
     if (!lib_.Open({kLibrary})) return StrCat(kLibrary, ": ", lib_.error());
     if (!lib_.Resolve("vkGetInstanceProcAddr", &vk_.vkGetInstanceProcAddr)) {
@@ -348,7 +343,6 @@ class Workspace {
     return "";
   }
 
-  LazyInit init_;
   DriverLibrary lib_;
   VkApi vk_;
   uint32_t instance_version_ = VK_API_VERSION_1_0;

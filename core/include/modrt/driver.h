@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -72,6 +73,25 @@ class LazyInit {
  private:
   std::once_flag once_;
   std::string reason_;
+};
+
+// Process-wide state of one driver, set up on first use by Derived::Init()
+// (which returns why the driver is unusable, or "") and kept until exit: the
+// drivers' own teardown at exit is unordered with ours. Derived befriends
+// LazyDriverState<Derived> so that Init() can stay private.
+template <typename Derived>
+class LazyDriverState {
+ public:
+  static Derived& Get() {
+    static Derived* state = std::make_unique<Derived>().release();
+    state->init_.Ensure([] { return state->Init(); });
+    return *state;
+  }
+  bool ok() const { return init_.ok(); }
+  const std::string& reason() const { return init_.reason(); }
+
+ private:
+  LazyInit init_;
 };
 
 }  // namespace modrt
