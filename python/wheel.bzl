@@ -31,6 +31,11 @@ def _modrt_wheel_impl(ctx):
         for f in dep[PyInfo].transitive_sources.to_list():
             args.add("--file", "%s=%s" % (_wheel_path(f, ctx.attr.strip_path_prefixes), f.path))
             inputs.append(f)
+    for target in ctx.attr.extensions:
+        for f in target[DefaultInfo].files.to_list():
+            # Python extension modules sit in their package, where import finds them.
+            args.add("--file", "%s=%s" % (_wheel_path(f, ctx.attr.strip_path_prefixes), f.path))
+            inputs.append(f)
     for target in ctx.attr.libs:
         for f in target[DefaultInfo].files.to_list():
             if f.basename.endswith(".so"):
@@ -49,12 +54,13 @@ def _modrt_wheel_impl(ctx):
 
 modrt_wheel = rule(
     implementation = _modrt_wheel_impl,
-    doc = "A wheel of the .py files of `deps` and of the `libs` DSOs, at modrt/lib/<name>.",
+    doc = "A wheel of the .py files of `deps`, the `extensions` at their package path, and the `libs` DSOs at modrt/lib/<name>.",
     attrs = {
         "abi": attr.string(default = "none"),
         "console_scripts": attr.string_dict(),
         "deps": attr.label_list(providers = [PyInfo]),
         "distribution": attr.string(mandatory = True),
+        "extensions": attr.label_list(doc = "Python extension modules, placed at their package path."),
         "libs": attr.label_list(),
         "platform": attr.string(mandatory = True),
         "python_requires": attr.string(default = ">=3.9"),

@@ -1,8 +1,12 @@
-"""ctypes binding of the modrt C ABI (core/include/modrt/c_api.h).
+"""Binding of the modrt C ABI (core/include/modrt/c_api.h).
 
 Loads libmodrt_runtime.so once per process with RTLD_GLOBAL, converts values
 across the ABI, and maps native errors ("Kind: message") to exceptions that are
 both `modrt.Error` and the matching builtin (ValueError, TypeError, ...).
+
+Calls into native functions go through the CPython extension modrt._ffi_ext
+(python/native/ffi_ext.cc), which also owns object handles; the rest of the
+ABI, and Python functions called from native code, go through ctypes.
 """
 
 from __future__ import annotations
@@ -146,6 +150,9 @@ def _load_core() -> ctypes.CDLL:
 
 LIB = _load_core()
 
+# Resolves its C ABI symbols from the libmodrt_runtime.so loaded just above.
+from . import _ffi_ext  # noqa: E402
+
 
 def check(status: int) -> None:
     if status != 0:
@@ -156,18 +163,12 @@ def load_plugin(path: str | os.PathLike) -> None:
     check(LIB.ModrtLoadPlugin(os.fsencode(path)))
 
 
-class Object:
-    """An owned reference to a native object."""
+class Object(_ffi_ext.ObjectBase):
+    """An owned reference to a native object: `Object(handle)` takes one
+    reference, released when the Python object goes. `handle` is an int, or
+    None for a null handle."""
 
-    __slots__ = ("handle",)
-
-    def __init__(self, handle: int) -> None:
-        self.handle = handle
-
-    def __del__(self) -> None:
-        if self.handle and LIB is not None:
-            LIB.ModrtObjectRelease(self.handle)
-            self.handle = None
+    __slots__ = ()
 
 
 _OBJECT_CLASSES: dict[int, Callable[[int], Any]] = {}
@@ -203,7 +204,8 @@ def _object_from_handle(handle: int) -> Any:
     return cls(handle)
 
 
-def _to_python(value: ModrtValue, owned: bool) -> Any:
+def _argument_to_python(value: ModrtValue) -> Any:
+    """A borrowed argument of a Python function called from native code."""
     code = value.type_code
     if code == NONE:
         return None
@@ -216,23 +218,35 @@ def _to_python(value: ModrtValue, owned: bool) -> Any:
     if code == RAW_STR:
         return value.u.v_str.decode("utf-8")
     if code == DEVICE:
-        from .runtime import Device
-
-        return Device._from_dl(value.u.v_device)
+        return _make_device(value.u.v_device.device_type, value.u.v_device.device_id)
     if code == DLTENSOR_PTR:
         raise TypeError("borrowed DLTensor arguments cannot be passed to Python functions")
     if code == OBJECT:
         handle = value.u.v_ptr
         if handle is None:
             return None
-        if not owned:
-            LIB.ModrtObjectRetain(handle)
+        LIB.ModrtObjectRetain(handle)
         return _object_from_handle(handle)
     raise TypeError(f"unknown value type code {code}")
 
 
+def _box_arg(arg: Any) -> Any:
+    """An argument that is not None, an Object, int, float or str, as what the
+    ABI can carry: an Object to pass (its holder keeps it alive for the call),
+    or a (device_type, device_id) pair."""
+    if isinstance(arg, (bytes, bytearray, memoryview)):
+        return Object(_new_bytes(bytes(arg), False))
+    if hasattr(arg, "_as_dl_device"):
+        dl = arg._as_dl_device()
+        return (dl.device_type, dl.device_id)
+    if callable(arg):
+        return convert_to_function(arg)
+    raise TypeError(f"cannot pass a {type(arg).__name__} to a modrt function")
+
+
 def _fill(slot: ModrtValue, arg: Any, temps: list) -> None:
-    """Writes `arg` into `slot` as a borrowed argument; `temps` keeps what it needs alive."""
+    """Writes `arg` into `slot` as a borrowed argument; `temps` keeps what it
+    needs alive. The same conversion as _ffi_ext's, for ctypes callbacks."""
     if arg is None:
         slot.type_code = NONE
     elif isinstance(arg, Object):
@@ -249,40 +263,34 @@ def _fill(slot: ModrtValue, arg: Any, temps: list) -> None:
         temps.append(encoded)
         slot.type_code = RAW_STR
         slot.u.v_str = encoded
-    elif isinstance(arg, (bytes, bytearray, memoryview)):
-        holder = Object(_new_bytes(bytes(arg), False))
-        temps.append(holder)
-        slot.type_code = OBJECT
-        slot.u.v_ptr = holder.handle
-    elif hasattr(arg, "_as_dl_device"):
-        slot.type_code = DEVICE
-        slot.u.v_device = arg._as_dl_device()
-    elif callable(arg):
-        holder = convert_to_function(arg)
-        temps.append(holder)
-        slot.type_code = OBJECT
-        slot.u.v_ptr = holder.handle
     else:
-        raise TypeError(f"cannot pass a {type(arg).__name__} to a modrt function")
+        boxed = _box_arg(arg)
+        temps.append(boxed)
+        if isinstance(boxed, Object):
+            slot.type_code = OBJECT
+            slot.u.v_ptr = boxed.handle
+        else:
+            slot.type_code = DEVICE
+            slot.u.v_device = DLDevice(*boxed)
 
 
-class Function(Object):
-    """A native function: from the registry, a module, or wrapped Python."""
+class Function(_ffi_ext.FunctionBase, Object):
+    """A native function: from the registry, a module, or wrapped Python.
+    Calling it converts the arguments and the result in _ffi_ext."""
 
     __slots__ = ()
 
-    def __call__(self, *args: Any) -> Any:
-        n = len(args)
-        values = (ModrtValue * n)()
-        temps: list = []
-        for i, a in enumerate(args):
-            _fill(values[i], a, temps)
-        ret = ModrtValue()
-        check(LIB.ModrtFunctionCall(self.handle, values, n, ctypes.byref(ret)))
-        return _to_python(ret, owned=True)
-
 
 register_object_class(OBJ_FUNCTION, Function)
+
+
+def _make_device(device_type: int, device_id: int) -> Any:
+    from .runtime import Device
+
+    return Device._from_dl(DLDevice(device_type, device_id))
+
+
+_ffi_ext.init(_box_arg, _object_from_handle, _make_device, error_from_message)
 
 # Python callables live here while a native function refers to them.
 _PY_FUNCTIONS: dict[int, Callable[..., Any]] = {}
@@ -311,7 +319,7 @@ def _write_return(ret: ModrtValue, result: Any) -> None:
 def _call_python(resource, args, num_args, ret):  # type: ignore[no-untyped-def]
     try:
         fn = _PY_FUNCTIONS[resource]
-        result = fn(*[_to_python(args[i], owned=False) for i in range(num_args)])
+        result = fn(*[_argument_to_python(args[i]) for i in range(num_args)])
         _write_return(ret[0], result)
         return 0
     except BaseException as e:  # noqa: BLE001 - every error must cross as a code

@@ -1,0 +1,435 @@
+"""modrt against its peers: `tools/bazel run //tools/bench -- all`.
+
+Installs the peers (apache-tvm, apache-tvm-ffi, pyopencl, and matplotlib for
+the chart) into a venv inside the toolchain root, builds modrt trees with the
+backend flags on and off (nested Bazel runs in this workspace), runs each
+comparison interleaved, and writes docs/BENCHMARKS.md and its chart.
+
+    bench all                      every row, then the doc
+    bench ffi-call launch          some rows (the doc is written only for `all`
+                                   unless --out is given)
+    bench ffi-call --python P --modrt-path DIR... --no-install --reps 2 --out D
+                                   a smoke run against an existing interpreter
+                                   and modrt tree (what bench_test does)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import measure
+from measure import Side, Unavailable, Worker, interleave, median, paired_difference, paired_ratio
+from report import Line
+
+HERE = Path(__file__).resolve().parent
+VENV = Path("/opt/modrt/bench-venv")
+REQUIREMENTS = [
+    "apache-tvm==0.27.0.post1",
+    "apache-tvm-ffi==0.1.15.post2",
+    "pyopencl==2026.1.4",
+    "matplotlib==3.11.2",
+]
+ROWS = ["import", "autoload", "ffi-call", "launch", "artifact", "build"]
+
+
+def say(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+# ---- the peers' venv -------------------------------------------------------
+
+
+def ensure_venv() -> str:
+    """The venv's python, creating the venv and installing REQUIREMENTS once."""
+    python = VENV / "bin" / "python"
+    marker = VENV / "modrt-bench-requirements.txt"
+    wanted = "\n".join(REQUIREMENTS) + "\n"
+    if python.exists() and marker.exists() and marker.read_text() == wanted:
+        return str(python)
+    say(f"installing {', '.join(REQUIREMENTS)} into {VENV}")
+    # System site-packages give the root's numpy, which the peers also use.
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(VENV)], check=True)
+    env = measure.python_env()
+    cert = "/etc/ssl/certs/ca-certificates.crt"
+    if os.path.exists(cert):
+        env["PIP_CERT"] = cert
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *REQUIREMENTS], check=True, env=env)
+    marker.write_text(wanted)
+    return str(python)
+
+
+# ---- nested Bazel ----------------------------------------------------------
+
+
+def bazel(args: Sequence[str], cwd: Path, output_base: Optional[Path] = None, **kwargs) -> subprocess.CompletedProcess:
+    """Bazel as tools/bazel runs it (same output root, so the install base is shared)."""
+    cmd = ["bazel"]
+    root = os.environ.get("MODRT_BAZEL_OUTPUT_ROOT")
+    if root:
+        cmd.append(f"--output_user_root={root}")
+    if output_base:
+        cmd.append(f"--output_base={output_base}")
+    return subprocess.run(cmd + list(args), cwd=cwd, env=measure.python_env(), text=True, **kwargs)
+
+
+@dataclass
+class Tree:
+    """A modrt tree built with some flags: the import roots to put on PYTHONPATH."""
+
+    flags: str
+    paths: list[str]
+
+
+def build_tree(workspace: Path, configs: Sequence[str]) -> Tree:
+    """Builds modrt with the first of `configs` that builds ("" = flags off)."""
+    for config in configs:
+        flags = [f"--config={config}"] if config else []
+        # Optimized, like the peers' release wheels.
+        done = bazel(["run", "-c", "opt", *flags, "//tools/bench:modrt_paths"], workspace, capture_output=True)
+        if done.returncode == 0:
+            shown = " ".join(flags) or "all backend flags off"
+            return Tree(flags=f"{shown} (-c opt)", paths=json.loads(done.stdout))
+        say(f"--config={config} does not build here; trying the next ({done.stderr.strip().splitlines()[-1:]})")
+    raise RuntimeError(f"modrt does not build with any of {configs}")
+
+
+# ---- the run's context -----------------------------------------------------
+
+
+@dataclass
+class Context:
+    python: str  # the interpreter every measured side runs in (the venv's)
+    on: Tree  # every runtime flag that builds
+    off: Tree  # every flag off
+    reps: Optional[int]  # rounds per row; None: each row's default
+    workspace: Optional[Path]
+
+    def rounds(self, default: int) -> int:
+        return self.reps or default
+
+    def env(self, tree: Optional[Tree], **extra: str) -> dict[str, str]:
+        return measure.python_env(tree.paths if tree else (), extra)
+
+    def available(self, module: str) -> Optional[str]:
+        """None when `module` imports in the venv, else why not."""
+        done = subprocess.run([self.python, "-c", f"import {module}"], env=self.env(None), capture_output=True, text=True)
+        return None if done.returncode == 0 else (done.stderr.strip().splitlines() or ["fails"])[-1]
+
+
+def _warm_and_interleave(sides: list[Side], rounds: int) -> dict[str, list[float]]:
+    interleave(sides, 1)  # warm-up round, discarded
+    return interleave(sides, rounds)
+
+
+def _compare(ctx: Context, row: str, what: str, unit: str, n: int, scale: float, cases: tuple[str, str],
+             peer: tuple[str, str], rounds: int, target: str, limit: Optional[float]) -> list[Line]:
+    """An in-process comparison of modrt (case[0]) with one peer (case[1])."""
+    modrt_case, peer_case = cases
+    peer_label, peer_command = peer
+    workers: list[Worker] = []
+    try:
+        modrt_worker = Worker(ctx.python, modrt_case, ctx.env(ctx.on))
+        workers.append(modrt_worker)
+        command = f"worker.py {modrt_case}"
+        try:
+            peer_worker: Optional[Worker] = Worker(ctx.python, peer_case, ctx.env(None))
+            workers.append(peer_worker)
+        except Unavailable as e:
+            peer_worker = None
+            missing = str(e)
+        sides = [Side("modrt", command, modrt_worker.per_unit(n, scale))]
+        if peer_worker:
+            sides.append(Side(peer_label, peer_command, peer_worker.per_unit(n, scale)))
+        samples = _warm_and_interleave(sides, rounds)
+    finally:
+        for w in workers:
+            w.close()
+    line = Line(id=row, what=what, command=command, unit=unit, modrt=median(samples["modrt"]),
+                peer=f"{peer_label}: `{peer_command}`", target=target, limit=limit, samples=samples)
+    line.notes.append(f"{rounds} rounds of {n} repetitions per side; modrt from the tree built with {ctx.on.flags}.")
+    if peer_worker:
+        line.peer_value = median(samples[peer_label])
+        line.ratio = paired_ratio(samples["modrt"], samples[peer_label])
+    else:
+        line.verdict = f"peer unavailable ({missing})"
+    return [line.judge()]
+
+
+# ---- rows ------------------------------------------------------------------
+
+
+def row_import(ctx: Context) -> list[Line]:
+    rounds = ctx.rounds(8)
+    py = ctx.python
+    sides = [Side("modrt", 'python -c "import modrt"', measure.process_wall([py, "-c", "import modrt"], ctx.env(ctx.on), 1e3))]
+    peers = []
+    for module in ("tvm", "tvm_ffi"):
+        why = ctx.available(module)
+        if why is None:
+            peers.append(module)
+            sides.append(Side(module, f'python -c "import {module}"', measure.process_wall([py, "-c", f"import {module}"], ctx.env(None), 1e3)))
+        else:
+            say(f"import: {module} unavailable: {why}")
+    sides.append(Side("python", 'python -c "pass"', measure.process_wall([py, "-c", "pass"], ctx.env(None), 1e3)))
+    samples = _warm_and_interleave(sides, rounds)
+    lines = []
+    for module, limit in (("tvm", 0.05), ("tvm_ffi", 0.25)):
+        line = Line(id="import", what=f"import, {ctx.on.flags}, wall", command='python -c "import modrt"', unit="ms",
+                    modrt=median(samples["modrt"]), peer=f'{module}: `python -c "import {module}"`',
+                    target=f"<= {limit:.2f}x {module}", limit=limit)
+        if module in samples:
+            line.peer_value = median(samples[module])
+            line.ratio = paired_ratio(samples["modrt"], samples[module])
+            line.samples = {"modrt": samples["modrt"], module: samples[module]}
+        else:
+            line.verdict = f"peer unavailable"
+        line.notes.append(
+            f"bare interpreter (`python -c \"pass\"`): {median(samples['python']):.1f} ms median; "
+            f"modrt's import above it: {paired_difference(samples['modrt'], samples['python']):.1f} ms. "
+            f"{rounds} rounds; every process is the bench venv's python."
+        )
+        lines.append(line.judge())
+    return lines
+
+
+def row_autoload(ctx: Context) -> list[Line]:
+    rounds = ctx.rounds(25)
+    py = ctx.python
+    code = "import modrt"
+    on = measure.process_wall([py, "-c", code], ctx.env(ctx.on), 1e3)
+    off = measure.process_wall([py, "-c", code], ctx.env(ctx.off), 1e3)
+    on_no_autoload = measure.process_wall([py, "-c", code], ctx.env(ctx.on, MODRT_DEVICE_BACKEND_AUTOLOAD="0"), 1e3)
+    samples = _warm_and_interleave(
+        [Side("runtimes on", code, on), Side("all off", code, off), Side("autoload off", code, on_no_autoload)], rounds
+    )
+    diff = paired_difference(samples["runtimes on"], samples["all off"])
+    whole = paired_difference(samples["runtimes on"], samples["autoload off"])
+    line = Line(id="autoload", what=f"`import modrt` built with {ctx.on.flags} minus built with all flags off",
+                command='python -c "import modrt"', unit="ms", modrt=diff, target="<= 5 ms", limit=5.0,
+                metric="value", samples=samples)
+    line.notes.append(
+        f"Median of {rounds} paired differences. The whole autoloader (every hook imported and "
+        f"registered, runtime DSOs loaded, entry points scanned) against MODRT_DEVICE_BACKEND_AUTOLOAD=0 "
+        f"in the runtimes-on tree: {whole:.1f} ms."
+    )
+    return [line.judge()]
+
+
+def row_ffi_call(ctx: Context) -> list[Line]:
+    return _compare(ctx, "ffi-call", "no-op C++ registry function called from Python", "ns", 50000, 1e9,
+                    ("modrt-nop", "tvm_ffi-nop"), ("tvm_ffi", 'tvm_ffi.get_global_func("testing.nop")()'),
+                    ctx.rounds(15), "<= 1.0x tvm_ffi", 1.0)
+
+
+def row_launch(ctx: Context) -> list[Line]:
+    return _compare(ctx, "launch", "tiny OpenCL kernel on PoCL, args set + enqueue (finish per batch)", "us", 2000,
+                    1e6, ("modrt-launch", "pyopencl-launch"),
+                    ("pyopencl", "kernel(queue, (64,), (64,), buf, np.int32(64))"),
+                    ctx.rounds(10), "<= 0.7x pyopencl", 0.7)
+
+
+def row_artifact(ctx: Context) -> list[Line]:
+    lines = _compare(ctx, "artifact", "load saved bytes of 100 OpenCL kernels, call each once", "ms", 1, 1e3,
+                     ("modrt-artifact", "pyopencl-artifact"),
+                     ("pyopencl", "cl.Program(ctx, src).build(), each kernel called once"),
+                     ctx.rounds(5), "report", None)
+    lines[0].notes.append(
+        "modrt side: `modrt.load_module_from_bytes(\"opencl\", open(f).read())` of `Module.save_to_bytes()` "
+        "(the `.modrt` artifact file of module.export/modrt.load_module is not on main yet), then each "
+        "kernel once and a device sync. The OpenCL program is built from source on load by both sides; "
+        "PoCL's kernel cache and pyopencl's binary cache are warm after the warm-up round, so this is "
+        "the cost of a load on a machine that has run the code before."
+    )
+    return lines
+
+
+def _copy_workspace(src: Path, dest: Path) -> None:
+    def ignore(directory: str, names: list[str]) -> list[str]:
+        top = Path(directory) == src
+        return [n for n in names if n == ".git" or (top and n.startswith("bazel-"))]
+
+    shutil.copytree(src, dest, symlinks=True, ignore=ignore)
+
+
+def row_build(ctx: Context) -> list[Line]:
+    if ctx.workspace is None:
+        raise Unavailable("needs the workspace (run through `tools/bazel run`)")
+    scratch = Path(tempfile.mkdtemp(prefix="modrt-bench-build-"))
+    src, out = scratch / "src", scratch / "output_base"
+    flags = ["--config=cpu-runtimes", "--disk_cache=", "--noshow_progress"]
+    try:
+        _copy_workspace(ctx.workspace, src)
+        start = time.perf_counter()
+        cold = bazel(["build", "//...", *flags], src, out, capture_output=True)
+        cold_s = time.perf_counter() - start
+        if cold.returncode != 0:
+            raise RuntimeError(f"cold build failed:\n{cold.stderr[-3000:]}")
+        touched = src / "backends/opencl/opencl_runtime.cc"
+        touched.write_text(touched.read_text() + "\n// touched by tools/bench\n")
+        log = scratch / "exec.json"
+        start = time.perf_counter()
+        inc = bazel(["build", "//...", *flags, f"--execution_log_json_file={log}"], src, out, capture_output=True)
+        inc_s = time.perf_counter() - start
+        if inc.returncode != 0:
+            raise RuntimeError(f"incremental build failed:\n{inc.stderr[-3000:]}")
+        spawns = _executed_spawns(log)
+    finally:
+        bazel(["shutdown"], src if src.exists() else scratch, out, capture_output=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+    cold_line = Line(id="build (cold)", what="cold build, fresh output base, no disk cache",
+                     command="bazel build //... --config=cpu-runtimes --disk_cache=", unit="s", modrt=cold_s,
+                     metric="value")
+    cold_line.notes.append(f"Bazel: {_processes(cold.stderr)} (copy of the workspace, its own output base and server).")
+    foreign = sorted({label for label, _ in spawns if not label.startswith("//backends/opencl")})
+    inc_line = Line(id="build (incremental)", what="after editing backends/opencl/opencl_runtime.cc",
+                    command="bazel build //... --config=cpu-runtimes --disk_cache=", unit="s", modrt=inc_s,
+                    target="re-runs only that backend's actions", metric="value")
+    inc_line.verdict = "met" if spawns and not foreign else f"missed: also re-ran {', '.join(foreign)}"
+    inc_line.notes.append(
+        "Actions re-run: " + ("; ".join(f"{mnemonic} {label}" for label, mnemonic in spawns) or "none")
+        + f". Bazel: {_processes(inc.stderr)}."
+    )
+    return [cold_line.judge(), inc_line.judge()]
+
+
+def _processes(stderr: str) -> str:
+    found = re.findall(r"INFO: (\d+ process(?:es)?:[^\n]*)", stderr)
+    return found[-1].strip() if found else "no process summary"
+
+
+def _executed_spawns(log: Path) -> list[tuple[str, str]]:
+    """(target label, mnemonic) of each spawn in Bazel's JSON execution log
+    (a stream of concatenated JSON objects), in order."""
+    decoder = json.JSONDecoder()
+    text = log.read_text()
+    spawns, pos = [], 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            return spawns
+        entry, pos = decoder.raw_decode(text, pos)
+        label = entry.get("targetLabel", "?")
+        label = label[1:] if label.startswith("@//") else label
+        spawns.append((label, entry.get("mnemonic", "?")))
+
+
+ROW_FUNCTIONS: dict[str, Callable[[Context], list[Line]]] = {
+    "import": row_import,
+    "autoload": row_autoload,
+    "ffi-call": row_ffi_call,
+    "launch": row_launch,
+    "artifact": row_artifact,
+    "build": row_build,
+}
+
+
+# ---- main ------------------------------------------------------------------
+
+
+def _meta(ctx: Context, load_before: str, elapsed: float) -> dict[str, str]:
+    def version(module: str) -> str:
+        done = subprocess.run([ctx.python, "-c", f"import importlib.metadata as m; print(m.version('{module}'))"],
+                              env=ctx.env(None), capture_output=True, text=True)
+        return done.stdout.strip() or "not installed"
+
+    cpu = "unknown"
+    if os.path.exists("/proc/cpuinfo"):
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}",
+        "load average (1 min) before / after the run": f"{load_before} / {_load()}",
+        "python": subprocess.run([ctx.python, "-c", "import sys; print(sys.version.split()[0])"],
+                                 capture_output=True, text=True).stdout.strip(),
+        "peers": ", ".join(f"{m} {version(m)}" for m in ("apache-tvm", "apache-tvm-ffi", "pyopencl")),
+        "modrt trees": f"runtimes on: {ctx.on.flags}; off: {ctx.off.flags}",
+        "whole run": f"{elapsed:.0f} s",
+    }
+
+
+def _load() -> str:
+    try:
+        return open("/proc/loadavg").read().split()[0]
+    except OSError:
+        return "?"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("rows", nargs="+", choices=ROWS + ["all"], help="rows to run, or all")
+    parser.add_argument("--reps", type=int, help="rounds per row (default: each row's own)")
+    parser.add_argument("--python", help="interpreter for every side (default: the bench venv's)")
+    parser.add_argument("--modrt-path", action="append", default=[], help="import roots of an existing modrt tree "
+                        "(used for both the on and off trees; default: nested Bazel builds)")
+    parser.add_argument("--no-install", action="store_true", help="do not create or update the venv")
+    parser.add_argument("--out", type=Path, help="where BENCHMARKS.md and the chart go (default: docs/ for `all`)")
+    args = parser.parse_args(argv)
+    rows = ROWS if "all" in args.rows else list(dict.fromkeys(args.rows))
+    workspace = Path(os.environ["BUILD_WORKSPACE_DIRECTORY"]) if "BUILD_WORKSPACE_DIRECTORY" in os.environ else None
+    out = args.out or (workspace / "docs" if workspace and "all" in args.rows else None)
+    started, load_before = time.perf_counter(), _load()
+
+    python = args.python or (str(VENV / "bin" / "python") if args.no_install else ensure_venv())
+    if args.modrt_path:
+        on = off = Tree(flags="the given tree", paths=args.modrt_path)
+    elif workspace is None:
+        parser.error("without --modrt-path, run through `tools/bazel run //tools/bench`")
+    else:
+        say("building modrt with every runtime flag that builds, and with all flags off")
+        on = build_tree(workspace, ["all-runtimes", "cpu-runtimes"])
+        off = build_tree(workspace, [""])
+    ctx = Context(python=python, on=on, off=off, reps=args.reps, workspace=workspace)
+
+    lines: list[Line] = []
+    for row in rows:
+        say(f"row {row}")
+        try:
+            lines += ROW_FUNCTIONS[row](ctx)
+        except Unavailable as e:
+            lines.append(Line(id=row, what=row, command="", unit="", modrt=None, verdict=f"not run: {e}"))
+        for ln in lines:
+            if ln.id.startswith(row):
+                ratio = f", modrt/peer {ln.ratio:.2f}x" if ln.ratio is not None else ""
+                shown = f"{ln.modrt:.2f} {ln.unit}" if ln.modrt is not None else "—"
+                say(f"  {ln.id}: {shown}{ratio} -> {ln.verdict}")
+
+    if out is None:
+        return 0
+    out.mkdir(parents=True, exist_ok=True)
+    meta = _meta(ctx, load_before, time.perf_counter() - started)
+    results = out / "benchmarks.json"
+    import report
+
+    report.dump(results, lines, meta)
+    chart = None
+    done = subprocess.run([python, str(HERE / "chart.py"), str(results), str(out / "benchmarks.png")],
+                          env=ctx.env(None), capture_output=True, text=True)
+    if done.returncode == 0:
+        chart = "benchmarks.png"
+    else:
+        say(f"no chart: {(done.stderr.strip().splitlines() or ['chart.py failed'])[-1]}")
+    analysis = (HERE / "analysis.md").read_text() if (HERE / "analysis.md").exists() else ""
+    doc = report.write(out, lines, meta, analysis, chart)
+    say(f"wrote {doc}" + (f" and {out / chart}" if chart else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Interleaved measurement: sides take turns, so drift and load from other
+processes fall on all of them alike, and ratios come from adjacent samples."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Optional, Sequence
+
+WORKER = Path(__file__).with_name("worker.py")
+
+
+class Unavailable(Exception):
+    """A side cannot run here (a peer package or a device is missing)."""
+
+
+@dataclass
+class Side:
+    label: str  # "modrt", "tvm", ...
+    command: str  # what it runs, shown in the report
+    sample: Callable[[], float]  # one measurement, in the row's unit
+
+
+def interleave(sides: Sequence[Side], reps: int) -> dict[str, list[float]]:
+    """`reps` rounds; each round samples every side once, the order rotating
+    by one each round (A B, B A, ... for two sides) so no side always runs
+    first after the same neighbour."""
+    samples: dict[str, list[float]] = {s.label: [] for s in sides}
+    for r in range(reps):
+        k = r % len(sides)
+        for side in list(sides[k:]) + list(sides[:k]):
+            samples[side.label].append(side.sample())
+    return samples
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def paired_ratio(a: Sequence[float], b: Sequence[float]) -> float:
+    """Median of the per-round ratios a_i / b_i."""
+    return statistics.median(x / y for x, y in zip(a, b))
+
+
+def paired_difference(a: Sequence[float], b: Sequence[float]) -> float:
+    """Median of the per-round differences a_i - b_i."""
+    return statistics.median(x - y for x, y in zip(a, b))
+
+
+class Worker:
+    """A worker.py process holding one side of an in-process comparison."""
+
+    def __init__(self, python: str, case: str, env: Optional[Mapping[str, str]] = None) -> None:
+        self.case = case
+        self.proc = subprocess.Popen(
+            [python, str(WORKER), case],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(env) if env is not None else None,
+        )
+        first = self.proc.stdout.readline().strip()
+        if first.startswith("unavailable:"):
+            self.close()
+            raise Unavailable(first.partition(": ")[2])
+        if first != "ready":
+            err = self._stop()
+            raise RuntimeError(f"worker {case} failed to start: {first}\n{err}")
+
+    def seconds(self, n: int) -> float:
+        """Wall seconds for `n` repetitions."""
+        self.proc.stdin.write(f"{n}\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"worker {self.case} died:\n{self._stop()}")
+        return float(line)
+
+    def per_unit(self, n: int, scale: float) -> Callable[[], float]:
+        """A sampler giving `scale` * seconds per repetition over batches of n."""
+        return lambda: self.seconds(n) / n * scale
+
+    def _stop(self) -> str:
+        self.proc.kill()
+        _, err = self.proc.communicate()
+        return err or ""
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream:
+                stream.close()
+
+
+def process_wall(argv: Sequence[str], env: Mapping[str, str], scale: float = 1.0) -> Callable[[], float]:
+    """A sampler: wall time of one fresh process (fork, exec, interpreter,
+    imports, exit), times `scale`. A failing process is an error."""
+
+    def sample() -> float:
+        start = time.perf_counter()
+        done = subprocess.run(list(argv), env=dict(env), capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stderr}")
+        return elapsed * scale
+
+    return sample
+
+
+def python_env(paths: Sequence[str] = (), extra: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+    """The environment of a measured interpreter: ours without Bazel's
+    runfiles variables, with PYTHONPATH set to `paths` only."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("RUNFILES", "PYTHON", "BUILD_", "BAZEL")) and k != "JAVA_RUNFILES"
+    }
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    env.update(extra or {})
+    return env
