@@ -118,6 +118,19 @@ def process_wall(argv: Sequence[str], env: Mapping[str, str], scale: float = 1.0
     return sample
 
 
+def process_reported(argv: Sequence[str], env: Mapping[str, str], scale: float = 1.0) -> Callable[[], float]:
+    """A sampler: seconds that one fresh process measured itself and printed
+    as its last line of output, times `scale`."""
+
+    def sample() -> float:
+        done = subprocess.run(list(argv), env=dict(env), capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stderr}")
+        return float(done.stdout.split()[-1]) * scale
+
+    return sample
+
+
 def python_env(paths: Sequence[str] = (), extra: Optional[Mapping[str, str]] = None) -> dict[str, str]:
     """The environment of a measured interpreter: ours without Bazel's
     runfiles variables, with PYTHONPATH set to `paths` only."""

@@ -1,9 +1,11 @@
-"""Prints, as JSON, the import roots of the modrt tree this binary was built
-with (its runfiles), for the bench to put on its interpreters' PYTHONPATH."""
+"""Prints, as JSON, where the modrt tree this binary was built with lies: the
+root of its runfiles and the import roots under it, for the bench to copy and
+put on its interpreters' PYTHONPATH."""
 
 import json
 import sys
 
-import modrt  # noqa: F401 - fails here, not later, if the tree is broken
+import modrt._ffi
 
-print(json.dumps([p for p in sys.path if ".runfiles" in p]))
+root = str(modrt._ffi.package_root())
+print(json.dumps({"root": root, "paths": [p for p in sys.path if p.startswith(root)]}))

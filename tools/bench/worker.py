@@ -70,6 +70,12 @@ def _modrt_opencl():  # type: ignore[no-untyped-def]
     return modrt, dev
 
 
+def _check_ran(values, times: int) -> None:  # type: ignore[no-untyped-def]
+    """The kernel really ran: a measured launch that computes nothing is no launch."""
+    if not (values == float(times)).all():
+        raise RuntimeError(f"add_one did not run {times} time(s): {values[:4]}...")
+
+
 def modrt_launch() -> Run:
     import numpy as np
 
@@ -79,6 +85,7 @@ def modrt_launch() -> Run:
     kernel = mod["add_one"]
     kernel(a, N_ELEMENTS, 1, N_ELEMENTS)  # builds the program
     dev.sync()
+    _check_ran(a.numpy(), 1)
 
     def run(n: int) -> float:
         start = time.perf_counter()
@@ -110,6 +117,9 @@ def pyopencl_launch() -> Run:
     n_arg = np.int32(N_ELEMENTS)
     kernel(queue, (N_ELEMENTS,), (N_ELEMENTS,), a, n_arg)
     queue.finish()
+    out = np.empty(N_ELEMENTS, "float32")
+    cl.enqueue_copy(queue, out, a)
+    _check_ran(out, 1)
 
     def run(n: int) -> float:
         start = time.perf_counter()
