@@ -425,7 +425,7 @@ def _meta(ctx: Context, load_before: str, elapsed: float) -> dict[str, str]:
                                  capture_output=True, text=True).stdout.strip(),
         "peers": ", ".join(f"{m} {version(m)}" for m in ("apache-tvm", "apache-tvm-ffi", "pyopencl")),
         "modrt trees": f"runtimes on: {ctx.on.flags}; off: {ctx.off.flags}",
-        "whole run": f"{elapsed:.0f} s",
+        "whole run (after Bazel built the bench itself)": f"{elapsed:.0f} s",
     }
 
 

@@ -1,7 +1,7 @@
 """`python chart.py results.json out.png`: the chart of docs/BENCHMARKS.md.
 
 Runs in the bench venv (matplotlib). Left: modrt/peer ratios with their
-bounds; right: the absolute figures that have a bound of their own.
+bounds; right: the absolute figures that have a bound of their own (autoload).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def main() -> None:
     data = json.load(open(sys.argv[1]))
     lines = data["lines"]
     ratios = [ln for ln in lines if ln["ratio"] is not None]
-    absolute = [ln for ln in lines if ln["metric"] == "value" and ln["modrt"] is not None]
+    absolute = [ln for ln in lines if ln["metric"] == "value" and ln["limit"] is not None and ln["modrt"] is not None]
     fig, axes = plt.subplots(
         1, 2, figsize=(11, 0.55 * max(len(ratios), 3) + 1.6), gridspec_kw={"width_ratios": [3, 1.4]}
     )
@@ -39,6 +39,7 @@ def main() -> None:
     ax.set_yticks(list(ys), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    ax.set_xlim(0.03, 1.6)
     ax.set_xlabel("modrt / peer (median of paired ratios; log scale; black tick = target bound)")
     ax.set_title("modrt against its peers (green: target met, red: missed)", fontsize=9)
 
@@ -57,6 +58,7 @@ def main() -> None:
     ax.set_yticks(list(ys), names, fontsize=8)
     ax.invert_yaxis()
     ax.set_title("absolute figures with a bound", fontsize=9)
+    ax.set_xlim(0, max([ln["limit"] * 1.4 for ln in absolute] + [ln["modrt"] * 1.2 for ln in absolute] + [1.0]))
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=110)
 
