@@ -142,15 +142,17 @@ def _warm_and_interleave(sides: list[Side], rounds: int) -> dict[str, list[float
 
 
 def _compare(ctx: Context, row: str, what: str, unit: str, n: int, scale: float, cases: tuple[str, str],
-             peer: tuple[str, str], rounds: int, target: str, limit: Optional[float]) -> list[Line]:
-    """An in-process comparison of modrt (case[0]) with one peer (case[1])."""
+             commands: tuple[str, str], rounds: int, target: str, limit: Optional[float]) -> list[Line]:
+    """An in-process comparison of modrt (cases[0]) with one peer (cases[1]);
+    `commands` are what each side times, as shown in the report."""
     modrt_case, peer_case = cases
-    peer_label, peer_command = peer
+    peer_label = peer_case.split("-")[0]
+    peer_command = f"{commands[1]} (tools/bench/worker.py {peer_case})"
     workers: list[Worker] = []
     try:
         modrt_worker = Worker(ctx.python, modrt_case, ctx.env(ctx.on))
         workers.append(modrt_worker)
-        command = f"worker.py {modrt_case}"
+        command = f"{commands[0]} (tools/bench/worker.py {modrt_case})"
         try:
             peer_worker: Optional[Worker] = Worker(ctx.python, peer_case, ctx.env(None))
             workers.append(peer_worker)
@@ -294,21 +296,23 @@ def row_autoload(ctx: Context) -> list[Line]:
 
 def row_ffi_call(ctx: Context) -> list[Line]:
     return _compare(ctx, "ffi-call", "no-op C++ registry function called from Python", "ns", 50000, 1e9,
-                    ("modrt-nop", "tvm_ffi-nop"), ("tvm_ffi", 'tvm_ffi.get_global_func("testing.nop")()'),
+                    ("modrt-nop", "tvm_ffi-nop"),
+                    ('modrt.get_global_func("testing.nop")()', 'tvm_ffi.get_global_func("testing.nop")()'),
                     ctx.rounds(15), "<= 1.0x tvm_ffi", 1.0)
 
 
 def row_launch(ctx: Context) -> list[Line]:
     return _compare(ctx, "launch", "tiny OpenCL kernel on PoCL, args set + enqueue (finish per batch)", "us", 2000,
                     1e6, ("modrt-launch", "pyopencl-launch"),
-                    ("pyopencl", "kernel(queue, (64,), (64,), buf, np.int32(64))"),
+                    ('mod["add_one"](a, 64, 1, 64)', "prg.add_one(queue, (64,), (64,), buf, np.int32(64))"),
                     ctx.rounds(10), "<= 0.7x pyopencl", 0.7)
 
 
 def row_artifact(ctx: Context) -> list[Line]:
     lines = _compare(ctx, "artifact", "load saved bytes of 100 OpenCL kernels, call each once", "ms", 1, 1e3,
                      ("modrt-artifact", "pyopencl-artifact"),
-                     ("pyopencl", "cl.Program(ctx, src).build(), each kernel called once"),
+                     ('m = modrt.load_module_from_bytes("opencl", f.read()); m[k](a, 64, 1, 64) for each k',
+                      "prg = cl.Program(ctx, src).build(); getattr(prg, k)(queue, (64,), (64,), buf, n) for each k"),
                      ctx.rounds(5), "report", None)
     lines[0].notes.append(
         "modrt side: `modrt.load_module_from_bytes(\"opencl\", open(f).read())` of `Module.save_to_bytes()` "

@@ -18,7 +18,7 @@ def test_smoke_run_of_the_ffi_call_row_writes_the_doc(tmp_path):
     assert code == 0
     doc = (tmp_path / "BENCHMARKS.md").read_text()
     row = next(line for line in doc.splitlines() if line.startswith("| ffi-call |"))
-    assert "worker.py modrt-nop" in row and "tvm_ffi" in row
+    assert 'modrt.get_global_func("testing.nop")()' in row and "worker.py modrt-nop" in row and "tvm_ffi" in row
     results = json.loads((tmp_path / "benchmarks.json").read_text())
     (line,) = results["lines"]
     assert line["modrt"] > 0 and len(line["samples"]["modrt"]) == 2
