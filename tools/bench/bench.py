@@ -309,15 +309,15 @@ def row_launch(ctx: Context) -> list[Line]:
 
 
 def row_artifact(ctx: Context) -> list[Line]:
-    lines = _compare(ctx, "artifact", "load saved bytes of 100 OpenCL kernels, call each once", "ms", 1, 1e3,
+    lines = _compare(ctx, "artifact", "load a .modrt of 100 OpenCL kernels, call each once", "ms", 1, 1e3,
                      ("modrt-artifact", "pyopencl-artifact"),
-                     ('m = modrt.load_module_from_bytes("opencl", f.read()); m[k](a, 64, 1, 64) for each k',
+                     ('m = modrt.load_module("kernels.modrt"); m[k](a, 64, 1, 64) for each k',
                       "prg = cl.Program(ctx, src).build(); getattr(prg, k)(queue, (64,), (64,), buf, n) for each k"),
                      ctx.rounds(5), "report", None)
     lines[0].notes.append(
-        "modrt side: `modrt.load_module_from_bytes(\"opencl\", open(f).read())` of `Module.save_to_bytes()` "
-        "(the `.modrt` artifact file of module.export/modrt.load_module is not on main yet), then each "
-        "kernel once and a device sync. The OpenCL program is built from source on load by both sides; "
+        "modrt side: `modrt.load_module(path)` of a file written by `Module.export(path)` (integrity "
+        "checks, manifest, then the module), then each kernel once and a device sync. The OpenCL program "
+        "is built from source on load by both sides; "
         "PoCL's kernel cache and pyopencl's binary cache are warm after the warm-up round, so this is "
         "the cost of a load on a machine that has run the code before."
     )

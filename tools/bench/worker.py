@@ -138,16 +138,14 @@ def modrt_artifact() -> Run:
     signatures = [f"k{i}(float32*, int32; blockIdx.x, threadIdx.x)" for i in range(ARTIFACT_KERNELS)]
     mod = modrt.compile(artifact_source(), "opencl", signatures)
     path = os.path.join(tempfile.mkdtemp(prefix="modrt-bench-"), "kernels.modrt")
-    with open(path, "wb") as f:
-        f.write(mod.save_to_bytes())
+    mod.export(path)
     a = modrt.tensor(np.zeros(N_ELEMENTS, dtype="float32"), dev)
     names = [f"k{i}" for i in range(ARTIFACT_KERNELS)]
 
     def run(n: int) -> float:
         start = time.perf_counter()
         for _ in range(n):
-            with open(path, "rb") as f:
-                loaded = modrt.load_module_from_bytes("opencl", f.read())
+            loaded = modrt.load_module(path)
             for name in names:
                 loaded[name](a, N_ELEMENTS, 1, N_ELEMENTS)
             dev.sync()
