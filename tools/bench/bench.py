@@ -361,15 +361,19 @@ def row_build(ctx: Context) -> list[Line]:
     cold_line = Line(id="build (cold)", what="cold build, fresh output base, no disk cache",
                      command="bazel build //... --config=cpu-runtimes --disk_cache=", unit="s", modrt=cold_s,
                      metric="value")
-    cold_line.notes.append(f"Bazel: {_processes(cold.stderr)} (copy of the workspace, its own output base and server).")
-    foreign = sorted({label for label, _ in spawns if not label.startswith("//backends/opencl")})
+    cold_line.notes.append(f"Bazel: {_processes(cold.stderr)} (copy of the workspace, its own output base and server)")
+    # Outside the backend, only actions that take its rebuilt DSO as an input
+    # (packaging it, like the wheel) may re-run.
+    foreign = sorted({label for label, _, packs in spawns if not label.startswith("//backends/opencl") and not packs})
     inc_line = Line(id="build (incremental)", what="after editing backends/opencl/opencl_runtime.cc",
                     command="bazel build //... --config=cpu-runtimes --disk_cache=", unit="s", modrt=inc_s,
                     target="re-runs only that backend's actions", metric="value")
     inc_line.verdict = "met" if spawns and not foreign else f"missed: also re-ran {', '.join(foreign)}"
     inc_line.notes.append(
-        "Actions re-run: " + ("; ".join(f"{mnemonic} {label}" for label, mnemonic in spawns) or "none")
-        + f". Bazel: {_processes(inc.stderr)}."
+        "Actions re-run: "
+        + ("; ".join(f"{mnemonic} {label}" + (" (packages the DSO)" if packs else "") for label, mnemonic, packs in spawns)
+           or "none")
+        + f". Bazel: {_processes(inc.stderr)}"
     )
     return [cold_line.judge(), inc_line.judge()]
 
@@ -379,9 +383,9 @@ def _processes(stderr: str) -> str:
     return found[-1].strip() if found else "no process summary"
 
 
-def _executed_spawns(log: Path) -> list[tuple[str, str]]:
-    """(target label, mnemonic) of each spawn in Bazel's JSON execution log
-    (a stream of concatenated JSON objects), in order."""
+def _executed_spawns(log: Path, dso: str = "libmodrt_runtime_opencl.so") -> list[tuple[str, str, bool]]:
+    """(target label, mnemonic, whether `dso` is one of its inputs) of each
+    spawn in Bazel's JSON execution log (concatenated JSON objects), in order."""
     decoder = json.JSONDecoder()
     text = log.read_text()
     spawns, pos = [], 0
@@ -393,7 +397,8 @@ def _executed_spawns(log: Path) -> list[tuple[str, str]]:
         entry, pos = decoder.raw_decode(text, pos)
         label = entry.get("targetLabel", "?")
         label = label[1:] if label.startswith("@//") else label
-        spawns.append((label, entry.get("mnemonic", "?")))
+        packs = any(i.get("path", "").endswith("/" + dso) for i in entry.get("inputs", []))
+        spawns.append((label, entry.get("mnemonic", "?"), packs and not label.startswith("//backends/")))
 
 
 ROW_FUNCTIONS: dict[str, Callable[[Context], list[Line]]] = {

@@ -58,12 +58,17 @@ def test_verdicts_say_met_or_by_how_much_it_misses():
 
 def test_execution_log_spawns_are_read_in_order(tmp_path):
     log = tmp_path / "exec.json"
+    dso = {"path": "bazel-out/k8-fastbuild/bin/backends/opencl/libmodrt_runtime_opencl.so"}
     log.write_text(
         json.dumps({"targetLabel": "//backends/opencl:libmodrt_runtime_opencl.so", "mnemonic": "CppCompile"}, indent=1)
         + "\n"
         + json.dumps({"targetLabel": "@//backends/opencl:libmodrt_runtime_opencl.so", "mnemonic": "CppLink"})
+        + json.dumps({"targetLabel": "//python:wheel", "mnemonic": "ModrtWheel", "inputs": [dso]})
+        + json.dumps({"targetLabel": "//core:libmodrt_runtime.so", "mnemonic": "CppLink", "inputs": []})
     )
     assert bench._executed_spawns(log) == [
-        ("//backends/opencl:libmodrt_runtime_opencl.so", "CppCompile"),
-        ("//backends/opencl:libmodrt_runtime_opencl.so", "CppLink"),
+        ("//backends/opencl:libmodrt_runtime_opencl.so", "CppCompile", False),
+        ("//backends/opencl:libmodrt_runtime_opencl.so", "CppLink", False),
+        ("//python:wheel", "ModrtWheel", True),
+        ("//core:libmodrt_runtime.so", "CppLink", False),
     ]
