@@ -8,9 +8,10 @@ autoloader once (see modrt.backend).
 from __future__ import annotations
 
 import os as _os
-from pkgutil import extend_path
 
-__path__ = extend_path(__path__, __name__)  # hooks add modrt/backend/<x> portions
+from ._namespace import extend_path as _extend_path
+
+__path__ = _extend_path(__path__, __name__)  # hooks add modrt/backend/<x> portions
 
 from . import _ffi  # noqa: E402
 from ._ffi import Error, Function, get_global_func, register_func  # noqa: E402
@@ -28,7 +29,7 @@ from .runtime import (  # noqa: E402
     tensor,
 )
 from ._compile import compile  # noqa: E402,A004
-from . import artifact, backend, target  # noqa: E402
+from . import backend, target  # noqa: E402
 
 if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
     _compiler = _ffi.find_library(_ffi._selection.COMPILER)
@@ -39,6 +40,15 @@ if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
     _ctypes.CDLL(str(_compiler), mode=_ctypes.RTLD_GLOBAL)
 
 backend.autoload()
+
+
+def __getattr__(name: str) -> object:
+    # modrt.artifact is imported on first use: json and hashing cost import time.
+    if name == "artifact":
+        import importlib
+
+        return importlib.import_module(".artifact", __name__)
+    raise AttributeError(f"module 'modrt' has no attribute '{name}'")
 
 __all__ = [
     "Device",

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
-from typing import Mapping, Sequence, Union
+from collections.abc import Mapping, Sequence
+
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Union
 
 from ._ffi import call
 from .runtime import Payload
 
-Source = Union[str, bytes, Mapping[str, Union[str, bytes]]]
+Source = str | bytes | Mapping[str, str | bytes]
 
 
 def parse_signature(signature: str) -> tuple[str, list[tuple[str, bool]], list[str]]:
@@ -54,9 +57,23 @@ def text_shaders(source: Source, functions: Sequence[str], fmt: str) -> Payload:
     )
 
 
+def find_tool(*names: str) -> Optional[str]:
+    """The first of `names` found on PATH, or None."""
+    import shutil  # imported on use: it costs milliseconds at `import modrt`
+
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
 def run_tool(cmd: list[str], inputs: Mapping[str, Union[str, bytes]], output: str) -> bytes:
     """Runs an external compiler in a scratch directory holding `inputs`;
     returns the bytes of `output`. Failures raise ValueError with its stderr."""
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="modrt-codegen-") as tmp:
         for name, data in inputs.items():
             mode = "wb" if isinstance(data, bytes) else "w"

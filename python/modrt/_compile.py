@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Union
 
 from ._ffi import call
 from .runtime import Module, Payload
 from .target import Target
 
 # A codegen driver turns source and signatures into a payload.
-CodegenDriver = Callable[[Union[str, bytes], Sequence[str], Target], Payload]
+CodegenDriver = Callable[[str | bytes, Sequence[str], Target], Payload]
 _DRIVERS: dict[str, CodegenDriver] = {}
 
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 import builtins
 import ctypes
 import os
-from pathlib import Path
-from typing import Any, Callable, Optional
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 from . import _selection
 
@@ -94,23 +96,27 @@ SafeCallFunc = ctypes.CFUNCTYPE(
 Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
-def package_root() -> Path:
+# Paths are strings here: pathlib costs milliseconds of import time.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def package_root() -> str:
     """Root of the tree modrt was imported from (runfiles repository, or site-packages)."""
-    return Path(__file__).parent.parent.parent
+    return os.path.dirname(os.path.dirname(_PACKAGE_DIR))
 
 
-def find_library(relative: str) -> Optional[Path]:
+def find_library(relative: str) -> Optional[str]:
     """Where a DSO named by its repository-relative path lies: MODRT_LIBRARY_PATH
     directories first, then the package's own lib/ (wheels), then the build tree."""
     name = os.path.basename(relative)
     for d in os.environ.get("MODRT_LIBRARY_PATH", "").split(os.pathsep):
         if d and os.path.isfile(os.path.join(d, name)):
-            return Path(d, name)
-    packaged = Path(__file__).parent / "lib" / name
-    if packaged.is_file():
+            return os.path.join(d, name)
+    packaged = os.path.join(_PACKAGE_DIR, "lib", name)
+    if os.path.isfile(packaged):
         return packaged
-    built = package_root() / relative
-    return built if built.exists() else None
+    built = os.path.join(package_root(), relative)
+    return built if os.path.exists(built) else None
 
 
 def _load_core() -> ctypes.CDLL:
@@ -118,7 +124,7 @@ def _load_core() -> ctypes.CDLL:
     if path is None:
         raise ImportError(
             f"modrt: cannot find libmodrt_runtime.so (looked in MODRT_LIBRARY_PATH, "
-            f"{Path(__file__).parent / 'lib'}, {package_root() / _selection.CORE})"
+            f"{os.path.join(_PACKAGE_DIR, 'lib')}, {os.path.join(package_root(), _selection.CORE)})"
         )
     lib = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
     found = lib.ModrtAbiVersion()

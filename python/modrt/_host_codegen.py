@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import shlex
-from typing import Sequence, Union
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence, Union
 
 from ._codegen import parse_signature, run_tool, text_of
 from ._ffi import call

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Iterable, Optional, Sequence
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Optional, Sequence
 
 from . import _ffi
 from ._ffi import call

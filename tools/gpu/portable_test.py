@@ -10,7 +10,7 @@ import pytest
 import modrt._ffi
 from portability import MAX_GLIBC, glibc_problems
 
-ROOT = modrt._ffi.package_root()
+ROOT = Path(modrt._ffi.package_root())
 DSOS = ["core/libmodrt_runtime.so", "core/libmodrt_compiler.so", "backends/cuda/libmodrt_runtime_cuda.so",
         "backends/rocm/libmodrt_runtime_rocm.so", "backends/opencl/libmodrt_runtime_opencl.so"]
 

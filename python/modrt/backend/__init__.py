@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import threading
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
-from pkgutil import extend_path
+from .._namespace import extend_path
 
 __path__ = extend_path(__path__, __name__)  # noqa: F821 - package attribute
 
@@ -23,23 +26,30 @@ from .. import _ffi, _selection  # noqa: E402
 ENTRY_POINT_GROUP = "modrt.backends"
 
 
-@dataclass
+# Plain classes rather than dataclasses: `import dataclasses` costs milliseconds.
 class RuntimeStatus:
     """What happened to one backend's runtime DSO in this process."""
 
-    selected: bool
-    path: Optional[str] = None
-    loaded: bool = False
-    reason: str = ""  # why it is not loaded
+    __slots__ = ("selected", "path", "loaded", "reason")
+
+    def __init__(self, selected: bool, path: Optional[str] = None, loaded: bool = False, reason: str = "") -> None:
+        self.selected = selected
+        self.path = path
+        self.loaded = loaded
+        self.reason = reason  # why it is not loaded
+
+    def __repr__(self) -> str:
+        return (f"RuntimeStatus(selected={self.selected!r}, path={self.path!r}, "
+                f"loaded={self.loaded!r}, reason={self.reason!r})")
 
 
-@dataclass
 class _State:
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    loaded: dict[str, str] = field(default_factory=dict)  # name -> how it was loaded
-    failed: dict[str, str] = field(default_factory=dict)  # name -> why not
-    runtimes: dict[str, RuntimeStatus] = field(default_factory=dict)
-    autoloaded: bool = False
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.loaded: dict[str, str] = {}  # name -> how it was loaded
+        self.failed: dict[str, str] = {}  # name -> why not
+        self.runtimes: dict[str, RuntimeStatus] = {}
+        self.autoloaded = False
 
 
 _state = _State()
@@ -112,24 +122,31 @@ def _locate_runtime(name: str) -> RuntimeStatus:
         return RuntimeStatus(selected=False, reason=why)
     found = _ffi.find_library(relative)
     if found is None:
-        expected = _ffi.package_root() / relative
+        expected = os.path.join(_ffi.package_root(), relative)
         return RuntimeStatus(selected=True, path=str(expected), reason=f"{expected} is missing")
     return RuntimeStatus(selected=True, path=str(found))
 
 
-@dataclass
 class BackendReport:
     """Everything about one backend in this process, for `modrt info`."""
 
-    name: str
-    hook_loaded: bool  # modrt.backend.<name> registered (codegen, target detector)
-    selected: bool  # the build flags selected its runtime DSO
-    dso: Optional[str]  # where the runtime DSO is (or was expected)
-    dso_found: bool
-    loaded: bool  # the runtime DSO is loaded in this process
-    driver_found: bool  # its device API reports at least one device
-    devices: int
-    reason: str  # why the first "no" above is a no; empty when all is well
+    __slots__ = ("name", "hook_loaded", "selected", "dso", "dso_found", "loaded", "driver_found", "devices", "reason")
+
+    def __init__(self, *, name: str, hook_loaded: bool, selected: bool, dso: Optional[str], dso_found: bool,
+                 loaded: bool, driver_found: bool, devices: int, reason: str) -> None:
+        self.name = name
+        self.hook_loaded = hook_loaded  # modrt.backend.<name> registered (codegen, target detector)
+        self.selected = selected  # the build flags selected its runtime DSO
+        self.dso = dso  # where the runtime DSO is (or was expected)
+        self.dso_found = dso_found
+        self.loaded = loaded  # the runtime DSO is loaded in this process
+        self.driver_found = driver_found  # its device API reports at least one device
+        self.devices = devices
+        self.reason = reason  # why the first "no" above is a no; empty when all is well
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
+        return f"BackendReport({fields})"
 
 
 def report(names: Optional[list[str]] = None) -> list[BackendReport]:
@@ -226,7 +243,31 @@ def _load_extra() -> None:
         warnings.warn(f"modrt: {path} not loaded: {e}", RuntimeWarning, stacklevel=2)
 
 
+def _some_distribution_declares_the_group() -> bool:
+    """A cheap scan of the sys.path directories' *.dist-info / *.egg-info
+    entry_points.txt files, so that importlib.metadata (milliseconds to import)
+    is imported only when some distribution may declare the group. Zipped
+    distributions are not scanned; they are found when any other one is."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(entry, name, "entry_points.txt"), encoding="utf-8") as f:
+                    if ENTRY_POINT_GROUP in f.read():
+                        return True
+            except OSError:
+                continue
+    return False
+
+
 def _load_entry_points() -> None:
+    if not _some_distribution_declares_the_group():
+        return
     from importlib import metadata
 
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import warnings
 
 from modrt import _ffi, backend
-from modrt._codegen import Source, run_tool, text_of
+from modrt._codegen import Source, find_tool, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target, device_limits
-
-from . import nvrtc
 
 # When the target names no arch: PTX for this virtual arch runs (JIT-compiled
 # by the driver) on every GPU from Turing on; older ones are deprecated in NVRTC 12.
@@ -34,10 +31,12 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     module. Kernels need extern "C" so their names are unmangled."""
     text = text_of(source)
     arch = tgt.attrs.get("arch", DEFAULT_ARCH)
-    nvcc = shutil.which("nvcc")
+    nvcc = find_tool("nvcc")
     if nvcc is not None:
         ptx = run_tool([nvcc, "--ptx", f"-arch={arch}", "-o", "kernel.ptx", "kernel.cu"], {"kernel.cu": text}, "kernel.ptx")
         return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
+    from . import nvrtc  # imported on use: it costs milliseconds at `import modrt`
+
     compiler = nvrtc.load()
     if compiler is not None:
         ptx = compiler.compile_to_ptx(text, arch)
@@ -52,8 +51,14 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return Payload.create("single-binary", "cuda", functions, code=text.encode(), sources={"cuda": text})
 
 
+def _find_nvrtc() -> str | None:
+    from . import nvrtc
+
+    return nvrtc.find_library()
+
+
 def register_backend() -> None:
     # The runtime asks this when it compiles a fmt "cuda" module, so NVRTC
     # from a wheel is found the same way by codegen and by the runtime.
-    _ffi.register_func("backend.cuda.find_nvrtc", nvrtc.find_library, override=True)
+    _ffi.register_func("backend.cuda.find_nvrtc", _find_nvrtc, override=True)
     backend.register_in_tree("cuda", detect_target, codegen)

@@ -3,10 +3,8 @@ given prebuilt as bytes or compiled from C with clang's Hexagon target."""
 
 from __future__ import annotations
 
-import shutil
-
 from modrt import backend
-from modrt._codegen import Source, run_tool, text_of
+from modrt._codegen import Source, find_tool, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target
 
@@ -27,7 +25,7 @@ def check_hexagon_object(data: bytes) -> None:
 
 
 def compile_c(text: str, cpu: str) -> bytes:
-    clang = shutil.which("clang")
+    clang = find_tool("clang")
     if clang is None:
         raise ValueError("compiling C for Hexagon needs clang (with its Hexagon target and lld); "
                          "or pass a prebuilt shared object as bytes")

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import shutil
-
 from modrt import backend
-from modrt._codegen import Source, run_tool, text_of
+from modrt._codegen import Source, find_tool, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target, device_limits
 
@@ -24,7 +22,7 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     mcpu (gfx arch). hip_runtime.h is included for the kernel, as ROCm's own
     hipcc does, so CUDA-style kernels compile unchanged."""
     text = text_of(source)
-    hipcc = shutil.which("hipcc")
+    hipcc = find_tool("hipcc")
     if hipcc is None:
         raise ValueError("ROCm has no source JIT: compiling HIP needs hipcc, which is not installed")
     arch = tgt.attrs.get("mcpu", "gfx90a")

@@ -9,10 +9,8 @@ dyn_shared_mem sets constant 3 (bytes); blockIdx is the dispatch size.
 
 from __future__ import annotations
 
-import shutil
-
 from modrt import backend
-from modrt._codegen import Source, per_function, run_tool
+from modrt._codegen import Source, find_tool, per_function, run_tool
 from modrt._ffi import call
 from modrt.runtime import Device, Module, Payload
 from modrt.target import Target, device_limits
@@ -53,7 +51,7 @@ def detect_target(dev: Device) -> Target:
 
 
 def glsl_to_spirv(name: str, glsl: str) -> bytes:
-    glslang = shutil.which("glslangValidator") or shutil.which("glslang")
+    glslang = find_tool("glslangValidator", "glslang")
     if glslang is None:
         raise RuntimeError("compiling GLSL needs glslang (glslangValidator), which is not installed")
     try:
@@ -75,7 +73,7 @@ def _vulkan_env(spirv: bytes) -> str:
 def validate_spirv(name: str, spirv: bytes) -> None:
     """Checks SPIR-V given directly with spirv-val where it is installed, so a
     broken module is refused at compile time, before any driver sees it."""
-    spirv_val = shutil.which("spirv-val")
+    spirv_val = find_tool("spirv-val")
     if spirv_val is None:
         return  # the runtime still checks the module's structure before use
     try:
