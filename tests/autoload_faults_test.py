@@ -13,7 +13,8 @@ import modrt_testing
 OPENCL_DSO = "backends/opencl/libmodrt_runtime_opencl.so"
 PLUGINS = Path(modrt._ffi.package_root(), "tests", "plugins")
 
-# After the import, a host module still compiles and runs: the core is intact.
+# After the import, a host module still compiles and runs (the core is
+# intact) and an unrelated backend's codegen still answers.
 PROBE = """
 import warnings
 warnings.simplefilter("always")
@@ -21,6 +22,7 @@ import numpy as np, modrt
 m = modrt.compile("void one(int* x) { x[0] = 1; }", "cpu", ["one(int32*)"])
 t = modrt.empty((1,), "int32"); m["one"](t)
 assert t.numpy()[0] == 1
+assert modrt.compile("@compute @workgroup_size(1) fn one() {}", "webgpu", ["one()"]).is_fallback
 print("opencl loaded:", modrt.backend.runtime_status("opencl").loaded)
 print("opencl reason:", modrt.backend.runtime_status("opencl").reason)
 """
