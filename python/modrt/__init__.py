@@ -27,7 +27,8 @@ from .runtime import (  # noqa: E402
     tensor,
 )
 from ._compile import compile  # noqa: E402,A004
-from . import backend, target  # noqa: E402
+from . import artifact, backend, target  # noqa: E402
+from .artifact import load_module  # noqa: E402
 
 if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
     _compiler = _ffi.find_library(_ffi._selection.COMPILER)
@@ -46,6 +47,7 @@ __all__ = [
     "Module",
     "Payload",
     "Tensor",
+    "artifact",
     "backend",
     "compile",
     "cpu",
@@ -53,6 +55,7 @@ __all__ = [
     "empty",
     "from_dlpack",
     "get_global_func",
+    "load_module",
     "load_module_from_bytes",
     "register_func",
     "target",

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 from . import _selection
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 # ModrtTypeCode
 NONE, INT, FLOAT, OPAQUE_PTR, DEVICE, DLTENSOR_PTR, RAW_STR, OBJECT = range(8)

@@ -262,6 +262,13 @@ class Module(_ffi.Object):
     def save_to_bytes(self) -> bytes:
         return call("module.save_to_bytes", self)
 
+    def export(self, path: str) -> None:
+        """Writes this module and its imports to a `.modrt` artifact file
+        (`modrt.load_module(path)` reads it back)."""
+        from . import artifact
+
+        artifact.export(self, path)
+
     def inspect_source(self, format: str = "") -> Any:
         """Source of a held format (text as str, binary formats as bytes)."""
         data = call("module.inspect_source", self, format)

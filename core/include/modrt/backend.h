@@ -42,6 +42,7 @@ class MODRT_API PayloadModule : public ModuleObj {
   std::string InspectSource(const std::string& format) const final {
     return payload_->InspectSource(format);
   }
+  std::map<std::string, std::string> Sources() const override { return payload_->source; }
   std::vector<std::string> FunctionNames() const final;
   const PayloadObj& payload() const { return *payload_; }
 

@@ -16,7 +16,7 @@
 
 /* Bumped on any change to this header or to the C++ helper classes that cross
  * DSO boundaries (everything under include/modrt). */
-#define MODRT_ABI_VERSION 1
+#define MODRT_ABI_VERSION 2
 
 #define MODRT_API __attribute__((visibility("default")))
 

@@ -2,6 +2,7 @@
 #ifndef MODRT_MODULE_H_
 #define MODRT_MODULE_H_
 
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ class MODRT_API ModuleObj : public Object {
   virtual Ref<FunctionObj> GetFunction(const std::string& name) = 0;
   virtual std::string SaveToBytes() const = 0;
   virtual std::string InspectSource(const std::string& format) const;
+  // Source texts held for inspection, by format; never part of the saved bytes.
+  virtual std::map<std::string, std::string> Sources() const { return {}; }
   // Names of the functions this module defines (not its imports).
   virtual std::vector<std::string> FunctionNames() const = 0;
   // True for a stand-in that holds code but cannot run it.

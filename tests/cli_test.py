@@ -1,0 +1,232 @@
+"""The `modrt` command line, run as users run it: the //tools:modrt binary."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import modrt
+from modrt_cli import demo
+from modrt_testing import copy_tree, run_python
+
+BINARY = Path(os.environ["TEST_SRCDIR"], "_main", "tools", "modrt")
+COMMANDS = ["info", "compile", "inspect", "run", "demo"]
+C_SOURCE = "void vadd(const float* a, const float* b, float* c, int n) { for (int i = 0; i < n; ++i) c[i] = a[i] + b[i]; }\n"
+C_SIGNATURE = "vadd(float32*, float32*, float32*, int32)"
+CL_SOURCE = """
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
+  int i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}"""
+CL_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+
+
+def opencl_loaded() -> bool:
+    return modrt.backend.runtime_status("opencl").loaded
+
+
+def modrt_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(BINARY), *args], capture_output=True, text=True, cwd=cwd, timeout=600,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.fixture()
+def c_file(tmp_path: Path) -> Path:
+    path = tmp_path / "vadd.c"
+    path.write_text(C_SOURCE)
+    return path
+
+
+def test_overview_lists_every_command() -> None:
+    proc = modrt_cli("--help")
+    assert proc.returncode == 0
+    for command in COMMANDS:
+        assert f"  {command} " in proc.stdout
+    assert modrt_cli().returncode == 2
+    unknown = modrt_cli("frobnicate")
+    assert unknown.returncode == 2 and "unknown command 'frobnicate'" in unknown.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command: str) -> None:
+    proc = modrt_cli(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert f"usage: modrt {command}" in proc.stdout
+    assert f"modrt {command}:" in proc.stdout  # its own flags are listed
+
+
+def test_info_reports_every_backend_with_reasons() -> None:
+    proc = modrt_cli("info", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["backend"]: r for r in json.loads(proc.stdout)}
+    assert list(rows) == ["cpu"] + modrt.backend.in_tree()
+    assert rows["cpu"]["loaded"] and rows["cpu"]["devices"][0]["target"] == "Target('cpu')"
+    for row in rows.values():
+        if not (row["selected"] and row["dso_found"] and row["loaded"] and row["driver_found"]):
+            assert row["reason"], f"{row['backend']} says no without a reason"
+    opencl = rows["opencl"]
+    if opencl_loaded():
+        assert opencl["driver_found"] and opencl["devices"], opencl
+        device = opencl["devices"][0]
+        assert device["name"] and device["max_threads_per_block"] > 0
+        assert device["target"].startswith("Target('opencl'")
+    else:
+        assert not opencl["selected"] and "--//backends:opencl=off" in opencl["reason"]
+    text = modrt_cli("info")
+    assert text.returncode == 0
+    header = text.stdout.splitlines()[0].split()
+    assert header[:2] == ["backend", "selected"]
+    assert "why not" in text.stdout
+
+
+def test_compile_writes_an_artifact_and_says_real_or_fallback(tmp_path: Path, c_file: Path) -> None:
+    proc = modrt_cli("compile", "--target=cpu", f"--function={C_SIGNATURE}", str(c_file))
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {tmp_path / 'vadd.modrt'}: so module" in proc.stdout and "real" in proc.stdout
+    (entry,) = modrt.artifact.read_manifest(tmp_path / "vadd.modrt").modules
+    assert [f.signature for f in entry.functions] == [C_SIGNATURE]
+
+    cl = tmp_path / "vadd.cl"
+    cl.write_text(CL_SOURCE)
+    proc = modrt_cli("compile", "--target=opencl", f"--function={CL_SIGNATURE}", f"--output={tmp_path / 'k.modrt'}", str(cl))
+    assert proc.returncode == 0, proc.stderr
+    assert ("real (runtime loaded here)" in proc.stdout) == opencl_loaded()
+    forced = modrt_cli("compile", "--target=opencl", "--force_fallback", f"--function={CL_SIGNATURE}",
+                       f"--output={tmp_path / 'f.modrt'}", str(cl))
+    assert forced.returncode == 0, forced.stderr
+    assert "fallback (MODRT_COMPILE_FORCE_FALLBACK=1)" in forced.stdout
+    assert (tmp_path / "f.modrt").read_bytes() == (tmp_path / "k.modrt").read_bytes()
+
+
+def test_compile_errors_are_messages(tmp_path: Path, c_file: Path) -> None:
+    bad = tmp_path / "bad.c"
+    bad.write_text("void vadd( {")
+    proc = modrt_cli("compile", "--target=cpu", f"--function={C_SIGNATURE}", str(bad))
+    assert proc.returncode == 1 and proc.stderr.startswith("modrt: ") and "Traceback" not in proc.stderr
+    proc = modrt_cli("compile", "--target=nonesuch", f"--function={C_SIGNATURE}", str(c_file))
+    assert proc.returncode == 1 and "no codegen for target 'nonesuch'" in proc.stderr
+    assert modrt_cli("compile", str(c_file)).returncode == 2
+
+
+def test_inspect_shows_manifest_and_sources(tmp_path: Path, c_file: Path) -> None:
+    host = modrt.compile(C_SOURCE, "cpu", [C_SIGNATURE])
+    modrt.compile(CL_SOURCE, "opencl", [CL_SIGNATURE], host=host)
+    path = tmp_path / "tree.modrt"
+    host.export(path)
+    proc = modrt_cli("inspect", "--sources", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "format version 1, 2 modules" in proc.stdout
+    assert C_SIGNATURE in proc.stdout and CL_SIGNATURE in proc.stdout
+    assert "==== module 1 (opencl), source format cl ====" in proc.stdout
+    assert "get_global_id(0)" in proc.stdout
+    manifest = json.loads(modrt_cli("inspect", "--json", str(path)).stdout)
+    assert [m["kind"] for m in manifest["modules"]] == ["so", "opencl"]
+    assert modrt_cli("inspect", "--format=c", str(path)).stdout.strip().endswith(C_SOURCE.strip())
+    missing = modrt_cli("inspect", "--format=glsl", str(path))
+    assert missing.returncode == 1 and "it holds: c, cl" in missing.stderr
+
+    data = bytearray(path.read_bytes())
+    data[-10] ^= 1
+    path.write_bytes(bytes(data))
+    damaged = modrt_cli("inspect", str(path))
+    assert damaged.returncode == 1
+    assert "module 1 (opencl): SHA-256 mismatch" in damaged.stderr
+
+
+def test_inspect_needs_no_runtime(tmp_path: Path) -> None:
+    # In a tree without the compiler and without any backend runtime DSO,
+    # where `import modrt` alone would fail, inspect still works.
+    path = tmp_path / "k.modrt"
+    modrt.compile(CL_SOURCE, "opencl", [CL_SIGNATURE]).export(path)
+    drop = (modrt._selection.COMPILER,) + tuple(p for p in modrt._selection.RUNTIMES.values() if p)
+    tree = copy_tree(tmp_path / "tree", drop=drop)
+    assert run_python("import modrt", tree=tree).returncode != 0
+    code = "import sys; sys.argv = ['modrt', 'inspect', %r]; import modrt_cli; modrt_cli.run()" % str(path)
+    proc = run_python(code, tree=tree)
+    assert proc.returncode == 0, proc.stderr
+    assert "opencl" in proc.stdout and CL_SIGNATURE in proc.stdout
+
+
+def test_run_with_npy_inputs_saves_outputs(tmp_path: Path, c_file: Path) -> None:
+    assert modrt_cli("compile", "--target=cpu", f"--function={C_SIGNATURE}", str(c_file)).returncode == 0
+    a = np.arange(10, dtype="float32")
+    b = np.full(10, 0.5, dtype="float32")
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    proc = modrt_cli("run", "--function=vadd", "--save=out", "vadd.modrt", "--", "a.npy", "b.npy", "10", "10", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "arg 2: float32[10] saved to out/arg2.npy" in proc.stdout
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "arg2.npy"), a + b)
+
+
+def test_run_with_random_inputs_and_timing(tmp_path: Path, c_file: Path) -> None:
+    assert modrt_cli("compile", "--target=cpu", f"--function={C_SIGNATURE}", str(c_file)).returncode == 0
+    proc = modrt_cli("run", "--function=vadd", "--outputs=0,1,2", "--save=out", "--time", "--repeat=3",
+                     "vadd.modrt", "--", "256", "256", "256", "256", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "vadd on cpu(0): 3 calls" in proc.stdout
+    a, b, c = (np.load(tmp_path / "out" / f"arg{i}.npy") for i in range(3))
+    np.testing.assert_array_equal(c, a + b)
+    printed = modrt_cli("run", "--function=vadd", "vadd.modrt", "--", "4", "4", "4", "4", cwd=tmp_path)
+    assert printed.returncode == 0 and "arg 2: float32[4]\n[" in printed.stdout
+
+
+def test_run_on_opencl_where_it_exists(tmp_path: Path) -> None:
+    path = tmp_path / "k.modrt"
+    modrt.compile(CL_SOURCE, "opencl", [CL_SIGNATURE]).export(path)
+    proc = modrt_cli("run", "--function=vadd", "--outputs=0,1,2", "--save=out", str(path), "--",
+                     "128", "128", "128", "128", "2", "64", cwd=tmp_path)
+    if opencl_loaded():
+        assert proc.returncode == 0, proc.stderr
+        a, b, c = (np.load(tmp_path / "out" / f"arg{i}.npy") for i in range(3))
+        np.testing.assert_array_equal(c, a + b)
+    else:
+        assert proc.returncode == 1
+        assert "opencl" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_run_refuses_bad_arguments(tmp_path: Path, c_file: Path) -> None:
+    assert modrt_cli("compile", "--target=cpu", f"--function={C_SIGNATURE}", str(c_file)).returncode == 0
+    few = modrt_cli("run", "--function=vadd", "vadd.modrt", "--", "4", "4", cwd=tmp_path)
+    assert few.returncode == 1 and "takes 4 arguments and 0 launch parameters, got 2 values" in few.stderr
+    missing = modrt_cli("run", "--function=vsub", "vadd.modrt", "--", "4", cwd=tmp_path)
+    assert missing.returncode == 1 and "no function 'vsub'" in missing.stderr
+    shape = modrt_cli("run", "--function=vadd", "vadd.modrt", "--", "4", "four", "4", "4", cwd=tmp_path)
+    assert shape.returncode == 1 and "'four' is neither a .npy file nor a shape" in shape.stderr
+
+
+def test_demo_runs_every_real_module_and_lists_every_backend(tmp_path: Path) -> None:
+    proc = modrt_cli("demo", f"--keep={tmp_path}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = {line.split()[0]: line for line in proc.stdout.splitlines()[2:] if line and line.split()[0] in
+            ["cpu"] + modrt.backend.in_tree()}
+    assert sorted(rows) == sorted(["cpu"] + modrt.backend.in_tree())
+    assert "real" in rows["cpu"] and "matches numpy" in rows["cpu"]
+    if opencl_loaded():
+        assert "real" in rows["opencl"] and "matches numpy" in rows["opencl"]
+    for name in modrt.backend.in_tree():
+        if not modrt.backend.runtime_status(name).loaded and name != "hexagon":
+            assert rows[name].split()[1] == "fallback" and "refused" in rows[name]
+    # the exported files are real artifacts; the progress went to stderr
+    assert modrt.artifact.read_manifest(tmp_path / "cpu.modrt").modules[0].kind == "so"
+    assert "[compile 1/" in proc.stderr and "[load 1/" in proc.stderr
+
+
+def test_demo_fails_on_a_wrong_or_unloadable_real_result() -> None:
+    rows = {
+        "cpu": {"target": "cpu", "module": "real", "artifact": "so", "path": "x", "loaded": True,
+                "runs": [{"device": "cpu(0)", "ok": False, "max_error": 1.0}]},
+    }
+    lines, all_right = demo.table_rows(modrt, rows)
+    assert not all_right and "WRONG" in lines[0][-1]
+    rows = {"opencl": {"target": "opencl", "module": "real", "artifact": "cl", "path": "x", "loaded": False,
+                       "load_error": "boom"}}
+    lines, all_right = demo.table_rows(modrt, rows)
+    assert not all_right and lines[0][3] == "FAILED"
