@@ -71,3 +71,19 @@ def modrt_loader_fuzz_targets():
             ],
             data = data,
         )
+
+def modrt_artifact_fuzz_target(name):
+    """The artifact container's fuzz target, with every runtime DSO this build selects."""
+    plugins = ["backends/%s/libmodrt_runtime_%s.so" % (b, b) for b in RUNTIME_BACKENDS]
+    data = []
+    for b in RUNTIME_BACKENDS:
+        data += select({
+            runtime_selected(b): ["//backends/%s:runtime" % b],
+            "//conditions:default": [],
+        })
+    modrt_fuzz_target(
+        name = name,
+        srcs = ["artifact_fuzzer.cc"],
+        local_defines = ["MODRT_FUZZ_PLUGINS=\\\"%s\\\"" % ":".join(plugins)],
+        data = data,
+    )

@@ -5,7 +5,8 @@
 Every module kind gets the bytes of modules compiled here by modrt's own
 codegen (C through the host compiler, OpenCL C, GLSL through glslang, CUDA,
 MSL, WGSL, HIP through hipcc where it is installed); the payload fuzzer gets
-the same bytes behind a shape byte, the signature fuzzer signature texts.
+the same bytes behind a shape byte, the artifact fuzzer .modrt files of module
+trees, the signature fuzzer signature texts.
 Seeds are named by content, so rerunning the script is idempotent.
 """
 
@@ -104,6 +105,34 @@ def compiled(kind: str, kernels: dict, source_of: Callable = lambda s: s) -> lis
     return out
 
 
+def artifacts() -> list[bytes]:
+    """.modrt files: a host module alone, with an OpenCL import, with OpenCL,
+    Vulkan and WebGPU imports, and a device module as the root."""
+    from modrt import artifact
+
+    def host() -> modrt.Module:
+        source, signatures = C_KERNELS["vadd"]
+        return modrt.compile(source, "cpu", signatures)
+
+    out = [artifact.save(host())]
+    with_opencl = host()
+    for kernels, kind in ((OPENCL_KERNELS, "opencl"),):
+        source, signatures = kernels["vadd"]
+        modrt.compile(source, kind, signatures, host=with_opencl)
+    out.append(artifact.save(with_opencl))
+    many = host()
+    for kernels, kind in ((OPENCL_KERNELS, "opencl"), (GLSL_KERNELS, "vulkan"), (WGSL_KERNELS, "webgpu")):
+        source, signatures = kernels["vadd"]
+        try:
+            modrt.compile(source, kind, signatures, host=many)
+        except Exception as e:  # noqa: BLE001 - a missing tool only thins the corpus
+            print(f"  artifact: no {kind} import ({type(e).__name__}: {e})", file=sys.stderr)
+    out.append(artifact.save(many))
+    source, signatures = OPENCL_KERNELS["shared"]
+    out.append(artifact.save(modrt.compile(source, "opencl", signatures)))
+    return out
+
+
 def main(out: Path) -> int:
     warnings.simplefilter("ignore")
     host = compiled("cpu", C_KERNELS)
@@ -128,6 +157,8 @@ def main(out: Path) -> int:
             write_seed(out / f"load_{kind}_fuzzer", blob)
             write_seed(out / "payload_fuzzer", bytes([shapes[kind]]) + blob)
         print(f"load_{kind}_fuzzer: {len(blobs)} modules", file=sys.stderr)
+    for blob in artifacts():
+        write_seed(out / "artifact_fuzzer", blob)
     for sig in SIGNATURES:
         write_seed(out / "signature_fuzzer", sig.encode())
     return 0
