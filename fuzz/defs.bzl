@@ -55,10 +55,10 @@ def modrt_loader_fuzz_targets():
     when this build selects it."""
     for kind in LOADER_KINDS:
         plugin = ""
-        data = []
+        data = [":seeds"]
         if kind in RUNTIME_BACKENDS:
             plugin = "backends/%s/libmodrt_runtime_%s.so" % (kind, kind)
-            data = select({
+            data += select({
                 runtime_selected(kind): ["//backends/%s:runtime" % kind],
                 "//conditions:default": [],
             })
@@ -68,6 +68,7 @@ def modrt_loader_fuzz_targets():
             local_defines = [
                 "MODRT_FUZZ_KIND=\\\"%s\\\"" % kind,
                 "MODRT_FUZZ_PLUGIN=\\\"%s\\\"" % plugin,
+                "MODRT_FUZZ_SEEDS=\\\"fuzz/seeds/%s\\\"" % loader_fuzzer(kind),
             ],
             data = data,
         )

@@ -2,14 +2,19 @@
 // the kind's runtime DSO is in this build (MODRT_FUZZ_PLUGIN, a runfiles
 // path) it is loaded as a plugin and its registered loader is fuzzed; a kind
 // without a runtime here still has its payload parser and fallback module
-// fuzzed through codegen's create-with-fallback. A module that loads must save bytes that load to the same bytes.
+// fuzzed through codegen's create-with-fallback. A module that loads must
+// save bytes that load to the same bytes.
 #include <sys/stat.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fuzz/fuzz_support.h"
 #include "modrt/backend.h"
@@ -20,6 +25,44 @@ namespace fuzz {
 namespace {
 
 const std::string kKind = MODRT_FUZZ_KIND;
+
+// Host modules are native code: loading one runs the dynamic loader over the
+// image and then its constructors, and glibc's loader does not survive
+// arbitrary ELF bytes (it crashed on the first mutated image). Such images
+// are trusted like any shared object (a .modrt artifact guards them with a
+// SHA-256); the harness fuzzes everything around them and hands the real
+// loader only images of the seeds (MODRT_FUZZ_SEEDS, a runfiles directory).
+const bool kNativeImage = kKind == "so";
+
+const std::vector<std::string>& TrustedImages() {
+  static const std::vector<std::string> images = [] {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(MODRT_FUZZ_SEEDS, ec)) {
+      std::ifstream in(e.path(), std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      try {
+        out.push_back(PayloadObj::Load(PayloadShape::kSingleBinary, bytes, "seed")->code);
+      } catch (const Error&) {
+      }
+    }
+    return out;
+  }();
+  return images;
+}
+
+// The bytes with their image swapped for a trusted one (picked by the
+// image's size, so mutations still choose among them).
+std::string WithTrustedImage(std::string_view bytes) {
+  Ref<PayloadObj> payload = PayloadObj::Load(PayloadShape::kSingleBinary, bytes, kKind + " module bytes");
+  const std::vector<std::string>& images = TrustedImages();
+  Check(!images.empty(), std::string("no trusted images in ") + MODRT_FUZZ_SEEDS);
+  for (const std::string& image : images) {
+    if (payload->code == image) return std::string(bytes);
+  }
+  payload->code = images[payload->code.size() % images.size()];
+  return payload->Save();
+}
 
 bool Exists(const std::string& path) {
   struct stat st {};
@@ -50,7 +93,10 @@ bool HasRealLoader() {
 namespace {
 
 Ref<ModuleObj> Load(std::string_view bytes) {
-  if (HasRealLoader()) return LoadModuleFromBytes(kKind, bytes);
+  if (HasRealLoader()) {
+    if (kNativeImage) return LoadModuleFromBytes(kKind, WithTrustedImage(bytes));
+    return LoadModuleFromBytes(kKind, bytes);
+  }
   // What a user of this build gets: the payload through codegen, which
   // yields the fallback module (libmodrt_compiler.so is linked in).
   const BackendInfo& backend = InTreeBackend(kKind);
