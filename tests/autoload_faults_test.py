@@ -31,11 +31,8 @@ print("opencl reason:", modrt.backend.runtime_status("opencl").reason)
 def run_with_opencl_dso(tmp_path, data: bytes):
     tree = modrt_testing.copy_tree(tmp_path / "tree", replace={OPENCL_DSO: data})
     # The fault must be seen even when this build did not select OpenCL.
-    selection = tree / "python/modrt/_selection.py"
-    text = selection.read_text().replace('"opencl": None', f'"opencl": "{OPENCL_DSO}"')
-    selection.unlink()
-    selection.write_text(text)
-    return modrt_testing.run_python(PROBE, tree=tree), tree / OPENCL_DSO
+    dso = modrt_testing.force_runtime_selected(tree, "opencl")
+    return modrt_testing.run_python(PROBE, tree=tree), dso
 
 
 @pytest.mark.parametrize(
