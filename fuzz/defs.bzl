@@ -76,7 +76,7 @@ def modrt_loader_fuzz_targets():
 def modrt_artifact_fuzz_target(name):
     """The artifact container's fuzz target, with every runtime DSO this build selects."""
     plugins = ["backends/%s/libmodrt_runtime_%s.so" % (b, b) for b in RUNTIME_BACKENDS]
-    data = []
+    data = [":seeds"]
     for b in RUNTIME_BACKENDS:
         data += select({
             runtime_selected(b): ["//backends/%s:runtime" % b],
@@ -85,6 +85,9 @@ def modrt_artifact_fuzz_target(name):
     modrt_fuzz_target(
         name = name,
         srcs = ["artifact_fuzzer.cc"],
-        local_defines = ["MODRT_FUZZ_PLUGINS=\\\"%s\\\"" % ":".join(plugins)],
+        local_defines = [
+            "MODRT_FUZZ_PLUGINS=\\\"%s\\\"" % ":".join(plugins),
+            "MODRT_FUZZ_SEEDS=\\\"fuzz/seeds/%s\\\"" % name,
+        ],
         data = data,
     )
