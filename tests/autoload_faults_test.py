@@ -13,7 +13,8 @@ import modrt_testing
 OPENCL_DSO = "backends/opencl/libmodrt_runtime_opencl.so"
 PLUGINS = Path(modrt._ffi.package_root(), "tests", "plugins")
 
-# After the import, a host module still compiles and runs: the core is intact.
+# After the import, a host module still compiles and runs (the core is
+# intact) and an unrelated backend's codegen still answers.
 PROBE = """
 import warnings
 warnings.simplefilter("always")
@@ -21,6 +22,7 @@ import numpy as np, modrt
 m = modrt.compile("void one(int* x) { x[0] = 1; }", "cpu", ["one(int32*)"])
 t = modrt.empty((1,), "int32"); m["one"](t)
 assert t.numpy()[0] == 1
+assert modrt.compile("@compute @workgroup_size(1) fn one() {}", "webgpu", ["one()"]).is_fallback
 print("opencl loaded:", modrt.backend.runtime_status("opencl").loaded)
 print("opencl reason:", modrt.backend.runtime_status("opencl").reason)
 """
@@ -29,11 +31,8 @@ print("opencl reason:", modrt.backend.runtime_status("opencl").reason)
 def run_with_opencl_dso(tmp_path, data: bytes):
     tree = modrt_testing.copy_tree(tmp_path / "tree", replace={OPENCL_DSO: data})
     # The fault must be seen even when this build did not select OpenCL.
-    selection = tree / "python/modrt/_selection.py"
-    text = selection.read_text().replace('"opencl": None', f'"opencl": "{OPENCL_DSO}"')
-    selection.unlink()
-    selection.write_text(text)
-    return modrt_testing.run_python(PROBE, tree=tree), tree / OPENCL_DSO
+    dso = modrt_testing.force_runtime_selected(tree, "opencl")
+    return modrt_testing.run_python(PROBE, tree=tree), dso
 
 
 @pytest.mark.parametrize(

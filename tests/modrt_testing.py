@@ -31,6 +31,17 @@ def copy_tree(dest: Path, drop: tuple[str, ...] = (), replace: Optional[Mapping[
     return dest
 
 
+def force_runtime_selected(tree: Path, name: str) -> Path:
+    """Marks `name`'s runtime as selected in a copied tree, so a fault in its
+    DSO is seen even when this build did not select it. Returns the DSO path."""
+    relative = f"backends/{name}/libmodrt_runtime_{name}.so"
+    selection = tree / "python/modrt/_selection.py"
+    text = selection.read_text().replace(f'"{name}": None', f'"{name}": "{relative}"')
+    selection.unlink()
+    selection.write_text(text)
+    return tree / relative
+
+
 def run_python(code: str, tree: Optional[Path] = None, env: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
     """Runs `code` in a fresh interpreter; with `tree`, modrt comes from there."""
     full_env = dict(os.environ)

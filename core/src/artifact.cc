@@ -135,6 +135,17 @@ void CheckAgainstBytes(const ArtifactModule& m, const std::string& label) {
     Fail("ValueError", label, ": the manifest says fmt '", m.fmt, "', its bytes hold '", p->fmt,
          "' (manifest tampered with)");
   }
+  // A fmt its kind does not know is refused here, not only where the kind's
+  // runtime is loaded, so reading the manifest already tells.
+  if (const BackendInfo* backend = FindInTreeBackend(m.kind)) {
+    try {
+      backend->CheckPayload(*p);
+    } catch (const Error& e) {
+      Fail("ValueError", label, ": ", e.what());
+    }
+  } else if (m.kind == "so" && p->fmt != "so") {
+    Fail("ValueError", label, ": unknown host module format '", p->fmt, "' (known: so)");
+  }
   std::string listed, held;
   for (const FunctionInfo& f : m.functions) listed += (listed.empty() ? "" : "; ") + f.ToString();
   for (const auto& kv : p->fmap) held += (held.empty() ? "" : "; ") + kv.second.ToString();
