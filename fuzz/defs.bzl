@@ -30,7 +30,7 @@ def modrt_fuzz_target(name, srcs, local_defines = [], data = []):
         copts = MODRT_COPTS,
         local_defines = local_defines,
         data = data,
-        visibility = ["//visibility:public"],
+        visibility = ["//:__subpackages__"],
         deps = [
             "//core:runtime_api",
             "//fuzz:compiler_shared",
