@@ -26,7 +26,7 @@ COVERED_ELSEWHERE = {
     "tools/bazel test //examples/out_of_tree:all": "//examples/out_of_tree:out_of_tree_test, part of //...",
     "tools/bazel build --config=cpu-runtimes //python:wheel": "tests/wheel_test.py installs the wheel it builds",
     "python3 -m venv --system-site-packages /opt/modrt": "tests/wheel_test.py (in a temporary directory)",
-    "/opt/modrt/bin/python -m pip install bazel-bin/python/modrt-0.1.0-py3-none-linux_x86_64.whl": "tests/wheel_test.py",
+    "/opt/modrt/bin/python -m pip install bazel-bin/python/modrt-0.1.0-cp314-cp314-linux_x86_64.whl": "tests/wheel_test.py",
     "/opt/modrt/bin/modrt info": "tests/wheel_test.py",
 }
 

@@ -57,6 +57,15 @@ def test_import_comes_from_the_wheel(venv: Path) -> None:
     assert core.endswith("/modrt/lib/libmodrt_runtime.so")
 
 
+def test_the_extra_dso_ships_and_loads(venv: Path) -> None:
+    proc = python(venv, "import numpy as np, modrt\n"
+                        "i = modrt.empty((3,), 'int64')\n"
+                        "modrt.get_global_func('contrib.sort.argsort')(modrt.tensor(np.array([3., 1., 2.], 'float32')), i)\n"
+                        "print(i.numpy().tolist())")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[1, 2, 0]"
+
+
 def test_modrt_info_outside_bazel(venv: Path) -> None:
     proc = subprocess.run([str(venv / "bin" / "modrt"), "info", "--json"], capture_output=True, text=True,
                           env=clean_env(), cwd=venv, timeout=300)
