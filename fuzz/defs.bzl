@@ -12,7 +12,7 @@ def loader_fuzzer(kind):
     """The name of the fuzz target of `module.load_from_bytes.<kind>`."""
     return "load_%s_fuzzer" % kind
 
-def modrt_fuzz_target(name, srcs, local_defines = [], data = []):
+def modrt_fuzz_target(name, srcs, local_defines = [], data = [], deps = []):
     """A fuzz target `name`, and `name_lib` with its LLVMFuzzerTestOneInput.
 
     Under --config=fuzz `name` links libFuzzer; otherwise it replays the files
@@ -23,6 +23,7 @@ def modrt_fuzz_target(name, srcs, local_defines = [], data = []):
       srcs: the harness sources.
       local_defines: defines of the harness.
       data: runfiles the harness reads.
+      deps: what the harness needs beyond the core's API.
     """
     cc_library(
         name = name + "_lib",
@@ -35,7 +36,7 @@ def modrt_fuzz_target(name, srcs, local_defines = [], data = []):
             "//core:runtime_api",
             "//fuzz:compiler_shared",
             "//fuzz:support",
-        ],
+        ] + deps,
         alwayslink = True,
     )
     cc_binary(

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
 
 import modrt._ffi
 
@@ -42,15 +42,17 @@ def force_runtime_selected(tree: Path, name: str) -> Path:
     return tree / relative
 
 
-def run_python(code: str, tree: Optional[Path] = None, env: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
-    """Runs `code` in a fresh interpreter; with `tree`, modrt comes from there."""
+def run_python(code: str, tree: Optional[Path] = None, env: Optional[Mapping[str, str]] = None,
+               args: Sequence[str] = ()) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter (`args` in its sys.argv[1:]); with
+    `tree`, modrt comes from there."""
     full_env = dict(os.environ)
     if tree is not None:
         root = str(modrt._ffi.package_root())
         paths = [p.replace(root, str(tree), 1) for p in sys.path if p.startswith(root)]
         full_env["PYTHONPATH"] = os.pathsep.join(paths)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env, timeout=300)
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=full_env, timeout=300)
 
 
 def current_pythonpath() -> str:

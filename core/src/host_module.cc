@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "elf_check.h"
 #include "modrt/backend.h"
 
 namespace modrt {
@@ -26,6 +27,8 @@ class HostModule final : public PayloadModule {
  public:
   explicit HostModule(Ref<PayloadObj> payload) : PayloadModule("so", std::move(payload)) {
     const std::string& image = this->payload().code;
+    std::string damage = ElfImageProblem(image);
+    if (!damage.empty()) Fail("ValueError", "cannot load host module: its shared object is damaged: ", damage);
     int fd = memfd_create("modrt-host-module", MFD_CLOEXEC);
     if (fd < 0) Fail("OSError", "memfd_create failed while loading a host module");
     size_t written = 0;

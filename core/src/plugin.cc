@@ -8,8 +8,10 @@
 #include <set>
 #include <string>
 
+#include "elf_check.h"
 #include "internal.h"
 #include "modrt/c_api.h"
+#include "modrt/function.h"
 #include "modrt/object.h"
 
 namespace modrt {
@@ -37,6 +39,8 @@ void LoadPlugin(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) Fail("ValueError", "backend library ", path, " is not a regular file");
   if (st.st_size == 0) Fail("ValueError", "backend library ", path, " is empty");
+  std::string damage = ElfFileProblem(path);
+  if (!damage.empty()) Fail("ImportError", "backend library ", path, " refused before dlopen: ", damage);
 
   // RTLD_LOCAL: plugins share the core through its symbols, not each other's.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -65,4 +69,15 @@ void LoadPlugin(const std::string& path) {
   loaded.insert(path);
 }
 
+namespace {
+
+// The same check for the loads Python makes itself (libmodrt_compiler.so through ctypes).
+MODRT_STATIC_INIT([] {
+  RegisterGlobal("elf.file_problem", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "elf.file_problem");
+    r->SetStr(ElfFileProblem(std::string(a.Str(0))));
+  });
+});
+
+}  // namespace
 }  // namespace modrt

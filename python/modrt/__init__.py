@@ -35,6 +35,12 @@ if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
     _compiler = _ffi.find_library(_ffi._selection.COMPILER)
     if _compiler is None:
         raise ImportError("modrt: cannot find libmodrt_compiler.so (set MODRT_RUNTIME_ONLY=1 to run without it)")
+    # The core's ELF check, as for every DSO modrt loads: glibc's loader would
+    # crash on a file an interrupted install cut short.
+    _damage = _ffi.call("elf.file_problem", _compiler)
+    if _damage:
+        raise ImportError(f"modrt: {_compiler} is damaged ({_damage}); reinstall modrt, "
+                          "or set MODRT_RUNTIME_ONLY=1 to run without the compiler")
     import ctypes as _ctypes
 
     _ctypes.CDLL(str(_compiler), mode=_ctypes.RTLD_GLOBAL)

@@ -157,6 +157,9 @@ def main(out: Path) -> int:
             write_seed(out / f"load_{kind}_fuzzer", blob)
             write_seed(out / "payload_fuzzer", bytes([shapes[kind]]) + blob)
         print(f"load_{kind}_fuzzer: {len(blobs)} modules", file=sys.stderr)
+    # The host modules' shared objects, for the ELF check run before dlopen.
+    for blob in host:
+        write_seed(out / "elf_check_fuzzer", modrt.load_module_from_bytes("so", blob).inspect_source("so"))
     for blob in artifacts():
         write_seed(out / "artifact_fuzzer", blob)
     for sig in SIGNATURES:
