@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -302,6 +303,9 @@ class Nvrtc : public LazyDriverState<Nvrtc> {
 
   // CUDA C++ to a cubin for sm_<arch> when this NVRTC knows that arch, else to
   // PTX for the newest virtual arch it knows below it (the driver JITs it).
+  // The newest real arch this NVRTC compiles for (0: none).
+  int newest_arch() const { return archs_.empty() ? 0 : archs_.back(); }
+
   std::string Compile(const std::string& source, int arch) {
     if (!ok()) {
       Fail("RuntimeError", "this module holds CUDA C++ source (fmt 'cuda'), which needs NVRTC to ",
@@ -399,7 +403,16 @@ struct Kernel {
 
 class CudaModule final : public PayloadModule {
  public:
-  explicit CudaModule(Ref<PayloadObj> payload) : PayloadModule("cuda", std::move(payload)) {}
+  explicit CudaModule(Ref<PayloadObj> payload) : PayloadModule("cuda", std::move(payload)) {
+    // Source is compiled now where NVRTC is present (for the newest arch it
+    // knows; no device needed), so bad source fails when the module is
+    // created or loaded, with NVRTC's log, not at its first launch.
+    Nvrtc& nvrtc = Nvrtc::Get();
+    if (this->payload().fmt == "cuda" && nvrtc.ok()) {
+      const int arch = nvrtc.newest_arch();
+      compiled_.emplace(arch, nvrtc.Compile(this->payload().code, arch));
+    }
+  }
   ~CudaModule() override {
     Workspace& ws = Workspace::Get();
     for (size_t id = 0; id < modules_.size(); ++id) {
@@ -462,14 +475,14 @@ class CudaModule final : public PayloadModule {
 
   CUmodule Load(int device_id) {
     Workspace& ws = Workspace::Get();
-    std::string compiled;
     const std::string* image = &payload().code;
     if (payload().fmt == "cuda") {
       // Source from a cross-compile: built here, for this device.
       int arch = ws.Attribute(device_id, kAttrComputeCapabilityMajor) * 10 +
                  ws.Attribute(device_id, kAttrComputeCapabilityMinor);
-      compiled = Nvrtc::Get().Compile(payload().code, arch);
-      image = &compiled;
+      auto done = compiled_.find(arch);
+      if (done == compiled_.end()) done = compiled_.emplace(arch, Nvrtc::Get().Compile(payload().code, arch)).first;
+      image = &done->second;
     }
     char log[8192] = {};
     int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
@@ -491,6 +504,7 @@ class CudaModule final : public PayloadModule {
   }
 
   std::mutex mu_;
+  std::map<int, std::string> compiled_;       // fmt "cuda": NVRTC's output per arch
   std::vector<CUmodule> modules_;             // per device
   std::vector<std::vector<Kernel>> kernels_;  // per device, per function
 };

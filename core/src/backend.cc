@@ -2,6 +2,7 @@
 // registration, and payload construction from Python.
 #include "modrt/backend.h"
 
+#include "internal.h"
 #include "modrt/payload.h"
 
 namespace modrt {
@@ -38,6 +39,7 @@ void BackendInfo::CheckPayload(const PayloadObj& payload) const {
          shape == PayloadShape::kSingleBinary ? "single-binary" : "multi-shader",
          "; got a payload of the other shape");
   }
+  CheckShaderMap(payload, display_name);
   for (const std::string& f : fmts) {
     if (payload.fmt == f) return;
   }

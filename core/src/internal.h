@@ -5,11 +5,16 @@
 #include <string>
 
 #include "modrt/function.h"
+#include "modrt/payload.h"
 
 namespace modrt {
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
 void LoadPlugin(const std::string& path);
+
+// A multi-shader payload has exactly one shader per function: refuses one
+// whose fmap and smap disagree, naming the function or shader.
+void CheckShaderMap(const PayloadObj& payload, const std::string& display_name);
 
 }  // namespace modrt
 

@@ -1,5 +1,7 @@
 #include "modrt/module.h"
 
+#include <optional>
+
 #include "modrt/backend.h"
 
 namespace modrt {
@@ -21,12 +23,30 @@ void ModuleObj::Import(Ref<ModuleObj> child) {
   imports_.push_back(std::move(child));
 }
 
-Ref<FunctionObj> FindFunction(ModuleObj* module, const std::string& name) {
-  if (Ref<FunctionObj> f = module->GetFunction(name)) return f;
+namespace {
+
+// A module that has `name` but cannot run it (a fallback: its runtime is not
+// linked) raises; its error is kept in `deferred` while the rest of the tree
+// is searched, so a real module found later wins.
+Ref<FunctionObj> FindIn(ModuleObj* module, const std::string& name, std::optional<Error>* deferred) {
+  try {
+    if (Ref<FunctionObj> f = module->GetFunction(name)) return f;
+  } catch (const Error& e) {
+    if (!*deferred) deferred->emplace(e);
+  }
   for (const Ref<ModuleObj>& child : module->imports()) {
-    if (Ref<FunctionObj> f = FindFunction(child.get(), name)) return f;
+    if (Ref<FunctionObj> f = FindIn(child.get(), name, deferred)) return f;
   }
   return nullptr;
+}
+
+}  // namespace
+
+Ref<FunctionObj> FindFunction(ModuleObj* module, const std::string& name) {
+  std::optional<Error> deferred;
+  Ref<FunctionObj> f = FindIn(module, name, &deferred);
+  if (!f && deferred) throw *deferred;
+  return f;
 }
 
 Ref<ModuleObj> LoadModuleFromBytes(const std::string& kind, std::string_view bytes) {

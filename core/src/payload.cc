@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "internal.h"
 #include "modrt/device.h"
 
 namespace modrt {
@@ -301,6 +302,27 @@ std::string PayloadObj::InspectSource(const std::string& format) const {
   std::string held = fmt;
   for (const auto& kv : source) held += ", " + kv.first;
   Fail("ValueError", "no source of format '", want, "' in this module; it holds: ", held);
+}
+
+void CheckShaderMap(const PayloadObj& payload, const std::string& display_name) {
+  if (payload.shape != PayloadShape::kMultiShader) return;
+  auto names = [](const auto& map) {
+    std::string out;
+    for (const auto& kv : map) out += (out.empty() ? "'" : ", '") + kv.first + "'";
+    return out.empty() ? std::string("none") : out;
+  };
+  for (const auto& kv : payload.fmap) {
+    if (payload.smap.count(kv.first) == 0) {
+      Fail("ValueError", display_name, " module: function '", kv.first,
+           "' has no shader in the payload (shaders: ", names(payload.smap), ")");
+    }
+  }
+  for (const auto& kv : payload.smap) {
+    if (payload.fmap.count(kv.first) == 0) {
+      Fail("ValueError", display_name, " module: shader '", kv.first,
+           "' has no function signature in the payload (functions: ", names(payload.fmap), ")");
+    }
+  }
 }
 
 const FunctionInfo& PayloadObj::Function(const std::string& name) const {

@@ -45,7 +45,6 @@ if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
 
     _ctypes.CDLL(str(_compiler), mode=_ctypes.RTLD_GLOBAL)
 
-backend.autoload()
 
 
 def __getattr__(name: str) -> object:
@@ -77,3 +76,7 @@ __all__ = [
     "target",
     "tensor",
 ]
+
+# Last: entry points run by the autoloader see the whole modrt namespace
+# (modrt.artifact and the rest).
+backend.autoload()

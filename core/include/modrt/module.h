@@ -36,7 +36,9 @@ class MODRT_API ModuleObj : public Object {
   std::vector<Ref<ModuleObj>> imports_;
 };
 
-// Finds `name` here, then depth-first in the imports. Null when absent.
+// Finds `name` here, then depth-first in the imports. Null when absent; a
+// module that has it but cannot run it (a fallback) raises only when no
+// other module in the tree has it.
 MODRT_API Ref<FunctionObj> FindFunction(ModuleObj* module, const std::string& name);
 
 // `module.load_from_bytes.<kind>`, with an error naming the kind, the DSO

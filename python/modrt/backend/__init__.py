@@ -65,16 +65,36 @@ def load(name: str) -> None:
     with _state.lock:
         if name in _state.loaded:
             return
+        hook = f"{__name__}.{name}"
         try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ImportError as e:
+            module = importlib.import_module(hook)
+        except ModuleNotFoundError as e:
+            if e.name != hook:  # the hook exists; what it imports is missing
+                raise
             raise ImportError(f"modrt: no backend hook modrt.backend.{name}: {e}") from e
         register = getattr(module, "register_backend", None)
         if not callable(register):
             raise ImportError(f"modrt: modrt.backend.{name} has no register_backend()")
-        register()
+        _registering(register)
         _state.loaded[name] = "hook"
         _state.failed.pop(name, None)
+
+
+def _registering(register: Callable[[], Any]) -> None:
+    """Calls a hook's registration; if it raises, the codegen drivers and
+    target detectors it registered are taken back, so a failed backend is not
+    half there. (A runtime DSO it loaded stays: native code cannot be unloaded.)"""
+    from .. import _compile, target
+
+    drivers, detectors = dict(_compile._DRIVERS), dict(target._DETECTORS)
+    try:
+        register()
+    except BaseException:
+        _compile._DRIVERS.clear()
+        _compile._DRIVERS.update(drivers)
+        target._DETECTORS.clear()
+        target._DETECTORS.update(detectors)
+        raise
 
 
 def load_plugin(path: str | os.PathLike[str]) -> None:
@@ -245,23 +265,41 @@ def _load_extra() -> None:
 
 def _some_distribution_declares_the_group() -> bool:
     """A cheap scan of the sys.path directories' *.dist-info / *.egg-info
-    entry_points.txt files, so that importlib.metadata (milliseconds to import)
-    is imported only when some distribution may declare the group. Zipped
-    distributions are not scanned; they are found when any other one is."""
+    entry_points.txt files (and *.egg/EGG-INFO), so that importlib.metadata
+    (milliseconds to import) is imported only when some distribution may
+    declare the group. What it cannot scan cheaply (a zip file on sys.path, a
+    meta-path finder that finds distributions of its own) counts as "may":
+    it never hides a distribution that declares the group."""
+    from importlib.machinery import PathFinder
+
+    for finder in sys.meta_path:
+        if finder is not PathFinder and callable(getattr(finder, "find_distributions", None)):
+            return True
     for entry in sys.path:
+        if not isinstance(entry, str):
+            return True
         try:
             names = os.listdir(entry or ".")
+        except NotADirectoryError:
+            return True  # a zip file (or some other importable file)
         except OSError:
             continue
         for name in names:
-            if not name.endswith((".dist-info", ".egg-info")):
+            if name.endswith((".dist-info", ".egg-info")):
+                candidates = [os.path.join(entry, name, "entry_points.txt")]
+            elif name.endswith(".egg"):
+                candidates = [os.path.join(entry, name, "EGG-INFO", "entry_points.txt")]
+                if os.path.isfile(os.path.join(entry, name)):
+                    return True  # a zipped egg
+            else:
                 continue
-            try:
-                with open(os.path.join(entry, name, "entry_points.txt"), encoding="utf-8") as f:
-                    if ENTRY_POINT_GROUP in f.read():
-                        return True
-            except OSError:
-                continue
+            for path in candidates:
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        if ENTRY_POINT_GROUP in f.read():
+                            return True
+                except OSError:
+                    continue
     return False
 
 
@@ -276,7 +314,7 @@ def _load_entry_points() -> None:
             hook = ep.load()
             if not callable(hook):
                 raise TypeError(f"{ep.value} is not callable")
-            hook()
+            _registering(hook)
             _state.loaded[ep.name] = name
         except Exception as e:  # noqa: BLE001 - out-of-tree code must not break import
             _state.failed[ep.name] = f"{name}: {type(e).__name__}: {e}"
