@@ -15,7 +15,7 @@ from modrt_cli import demo
 from modrt_testing import copy_tree, run_python
 
 BINARY = Path(os.environ["TEST_SRCDIR"], "_main", "tools", "modrt")
-COMMANDS = ["info", "compile", "inspect", "run", "demo"]
+COMMANDS = ["info", "compile", "inspect", "run", "demo", "doctor"]
 C_SOURCE = "void vadd(const float* a, const float* b, float* c, int n) { for (int i = 0; i < n; ++i) c[i] = a[i] + b[i]; }\n"
 C_SIGNATURE = "vadd(float32*, float32*, float32*, int32)"
 CL_SOURCE = """
@@ -230,3 +230,9 @@ def test_demo_fails_on_a_wrong_or_unloadable_real_result() -> None:
                        "load_error": "boom"}}
     lines, all_right = demo.table_rows(modrt, rows)
     assert not all_right and lines[0][3] == "FAILED"
+
+
+def test_doctor_finds_this_build_as_built() -> None:
+    proc = modrt_cli("doctor")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "libmodrt_runtime.so" in proc.stdout and "; no problems" in proc.stdout

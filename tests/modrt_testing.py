@@ -27,6 +27,7 @@ def copy_tree(dest: Path, drop: tuple[str, ...] = (), replace: Optional[Mapping[
         target = dest / rel
         if target.is_symlink() or target.exists():
             target.unlink()
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     return dest
 

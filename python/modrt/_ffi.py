@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Optional
 
 from . import _selection
+from ._locate import PACKAGE_DIR as _PACKAGE_DIR, find_library, package_root  # noqa: F401
 
 ABI_VERSION = 2
 
@@ -94,29 +95,6 @@ SafeCallFunc = ctypes.CFUNCTYPE(
     ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ModrtValue), ctypes.c_int32, ctypes.POINTER(ModrtValue)
 )
 Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-# Paths are strings here: pathlib costs milliseconds of import time.
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def package_root() -> str:
-    """Root of the tree modrt was imported from (runfiles repository, or site-packages)."""
-    return os.path.dirname(os.path.dirname(_PACKAGE_DIR))
-
-
-def find_library(relative: str) -> Optional[str]:
-    """Where a DSO named by its repository-relative path lies: MODRT_LIBRARY_PATH
-    directories first, then the package's own lib/ (wheels), then the build tree."""
-    name = os.path.basename(relative)
-    for d in os.environ.get("MODRT_LIBRARY_PATH", "").split(os.pathsep):
-        if d and os.path.isfile(os.path.join(d, name)):
-            return os.path.join(d, name)
-    packaged = os.path.join(_PACKAGE_DIR, "lib", name)
-    if os.path.isfile(packaged):
-        return packaged
-    built = os.path.join(package_root(), relative)
-    return built if os.path.exists(built) else None
 
 
 def _load_core() -> ctypes.CDLL:

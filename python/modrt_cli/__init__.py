@@ -1,4 +1,4 @@
-"""The `modrt` command line: info, compile, inspect, run, demo.
+"""The `modrt` command line: info, compile, inspect, run, demo, doctor.
 
     modrt <command> [flags] [args]        modrt <command> --help
 
@@ -20,6 +20,7 @@ COMMANDS = {
     "inspect": ("modrt_cli.inspect", "manifest and sources of a .modrt file (no runtime needed)"),
     "run": ("modrt_cli.run", "load a .modrt and run one function on given inputs"),
     "demo": ("modrt_cli.demo", "compile, export, reload and check one kernel on every backend"),
+    "doctor": ("modrt_cli.doctor", "check every DSO modrt would load against the SHA-256 recorded at build/install"),
 }
 
 
