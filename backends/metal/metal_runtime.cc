@@ -50,6 +50,13 @@ class ObjC : public LazyDriverState<ObjC> {
   std::string ErrorText(Id ns_error) {
     return ns_error ? Utf8(Send<Id>(ns_error, "localizedDescription")) : "unknown error";
   }
+  // A library from the bytes of a .metallib file.
+  Id LibraryFromData(const std::string& metallib, Id* error) {
+    Id data = dispatch_data_create_(metallib.data(), metallib.size(), nullptr, nullptr);
+    Id library = Send<Id>(device_, "newLibraryWithData:error:", data, error);
+    Send<void>(data, "release");
+    return library;
+  }
   Id device() const { return device_; }
   Id queue() const { return queue_; }
 
@@ -82,6 +89,10 @@ class ObjC : public LazyDriverState<ObjC> {
         !metal_lib_.Resolve("MTLCreateSystemDefaultDevice", &create_device)) {
       return "Metal.framework is not loadable: " + metal_lib_.error();
     }
+    if (!dispatch_lib_.Open({"/usr/lib/libSystem.B.dylib"}) ||
+        !dispatch_lib_.Resolve("dispatch_data_create", &dispatch_data_create_)) {
+      return "libdispatch is not loadable: " + dispatch_lib_.error();
+    }
     device_ = create_device();
     if (device_ == nullptr) return "MTLCreateSystemDefaultDevice found no Metal device";
     queue_ = Send<Id>(device_, "newCommandQueue");
@@ -89,7 +100,9 @@ class ObjC : public LazyDriverState<ObjC> {
     return "";
   }
 
-  DriverLibrary objc_lib_, metal_lib_;
+  DriverLibrary objc_lib_, metal_lib_, dispatch_lib_;
+  // dispatch_data_create(buffer, size, queue, destructor); a null destructor copies the bytes.
+  Id (*dispatch_data_create_)(const void*, size_t, Id, void*) = nullptr;
   void* msg_send_ = nullptr;
   Sel (*sel_register_name_)(const char*) = nullptr;
   Id (*get_class_)(const char*) = nullptr;
@@ -182,9 +195,22 @@ class MetalDeviceAPI final : public DeviceAPI {
   }
 };
 
+// What a compiled Metal library file (.metallib) starts with.
+constexpr char kMetallibMagic[] = {'M', 'T', 'L', 'B'};
+
 class MetalModule final : public PayloadModule {
  public:
-  explicit MetalModule(Ref<PayloadObj> payload) : PayloadModule("metal", std::move(payload)) {}
+  explicit MetalModule(Ref<PayloadObj> payload) : PayloadModule("metal", std::move(payload)) {
+    // A metallib shader is loaded as a compiled library, never as source:
+    // each must be a Metal library file, which is checked now, not at launch.
+    if (this->payload().fmt != "metallib") return;
+    for (const auto& kv : this->payload().smap) {
+      if (kv.second.compare(0, sizeof(kMetallibMagic), kMetallibMagic, sizeof(kMetallibMagic)) != 0) {
+        Fail("ValueError", "Metal module: the metallib shader of '", kv.first,
+             "' is not a Metal library file (it does not start with 'MTLB')");
+      }
+    }
+  }
   ~MetalModule() override {
     ObjC& objc = ObjC::Get();
     for (auto& kv : pipelines_) objc.Send<void>(kv.second, "release");
@@ -230,23 +256,28 @@ class MetalModule final : public PayloadModule {
     Inflight::Get().Committed(command_buffer);
   }
 
-  // Compiles the function's MSL once; later launches reuse the pipeline.
+  // Compiles the function's MSL (or loads its metallib) once; later launches
+  // reuse the pipeline.
   Id Pipeline(const std::string& name) {
     std::lock_guard lock(mu_);
     auto found = pipelines_.find(name);
     if (found != pipelines_.end()) return found->second;
     ObjC& objc = ObjC::Get();
-    const std::string& msl = payload().smap.at(name);
+    const std::string& shader = payload().smap.at(name);
+    const bool metallib = payload().fmt == "metallib";
     Id error = nullptr;
-    Id library = objc.Send<Id>(objc.device(), "newLibraryWithSource:options:error:",
-                               objc.String(msl), static_cast<Id>(nullptr), &error);
+    Id library = metallib ? objc.LibraryFromData(shader, &error)
+                          : objc.Send<Id>(objc.device(), "newLibraryWithSource:options:error:",
+                                          objc.String(shader), static_cast<Id>(nullptr), &error);
     if (library == nullptr) {
-      Fail("RuntimeError", "Metal could not compile ", name, ": ", objc.ErrorText(error));
+      Fail("RuntimeError", "Metal could not ", metallib ? "load the metallib of " : "compile ", name, ": ",
+           objc.ErrorText(error));
     }
     Id function = objc.Send<Id>(library, "newFunctionWithName:", objc.String(name));
     objc.Send<void>(library, "release");
     if (function == nullptr) {
-      Fail("ValueError", "the MSL of ", name, " has no kernel function named ", name);
+      Fail("ValueError", "the ", metallib ? "metallib" : "MSL", " of ", name, " has no kernel function named ",
+           name);
     }
     Id pipeline = objc.Send<Id>(objc.device(), "newComputePipelineStateWithFunction:error:",
                                 function, &error);
