@@ -114,3 +114,27 @@ def test_modrt_demo_outside_bazel(venv: Path) -> None:
                           env=clean_env(), cwd=venv, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "every real result matches numpy" in proc.stdout
+
+
+def test_modrt_doctor_checks_the_installed_wheel(venv: Path) -> None:
+    def doctor() -> tuple[int, set[tuple[str, str, str]]]:
+        proc = subprocess.run([str(venv / "bin" / "modrt"), "doctor", "--json"], capture_output=True, text=True,
+                              env=clean_env(), cwd=venv, timeout=300)
+        rows = json.loads(proc.stdout)["files"]
+        return proc.returncode, {(r["state"], Path(r["path"]).name, r["recorded_in"]) for r in rows}
+
+    code, rows = doctor()
+    assert code == 0, rows
+    record = next(r[2] for r in rows if r[2].endswith("/RECORD"))
+    assert ("ok", "libmodrt_runtime_extra.so", "build") in rows
+    assert ("ok", "libmodrt_runtime_extra.so", record) in rows
+    (extra,) = venv.glob("lib/python*/site-packages/modrt/lib/libmodrt_runtime_extra.so")
+    original = extra.read_bytes()
+    try:
+        extra.write_bytes(original[: len(original) // 2])  # an interrupted install
+        code, rows = doctor()
+    finally:
+        extra.write_bytes(original)
+    assert code == 1
+    assert ("modified", "libmodrt_runtime_extra.so", "build") in rows
+    assert ("modified", "libmodrt_runtime_extra.so", record) in rows
