@@ -4,7 +4,6 @@ with a warning naming the file and what is wrong, and import goes on. Without
 the check glibc's loader dies on them (SIGBUS on a truncated file, SIGSEGV on
 some corrupted headers)."""
 
-import os
 import struct
 from pathlib import Path
 

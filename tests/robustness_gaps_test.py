@@ -10,6 +10,7 @@ import textwrap
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import modrt
@@ -65,7 +66,7 @@ def test_a_function_behind_a_fallback_import_is_found_in_a_later_real_import(mon
     host.import_module(fallback)
     host.import_module(real)
 
-    x = modrt.tensor(__import__("numpy").arange(4, dtype="int32"))
+    x = modrt.tensor(np.arange(4, dtype="int32"))
     host["inc"](x, 4)
     assert x.numpy().tolist() == [1, 2, 3, 4]
     with pytest.raises(AttributeError, match="has no function 'missing'"):

@@ -286,20 +286,19 @@ def _some_distribution_declares_the_group() -> bool:
             continue
         for name in names:
             if name.endswith((".dist-info", ".egg-info")):
-                candidates = [os.path.join(entry, name, "entry_points.txt")]
+                path = os.path.join(entry, name, "entry_points.txt")
             elif name.endswith(".egg"):
-                candidates = [os.path.join(entry, name, "EGG-INFO", "entry_points.txt")]
                 if os.path.isfile(os.path.join(entry, name)):
                     return True  # a zipped egg
+                path = os.path.join(entry, name, "EGG-INFO", "entry_points.txt")
             else:
                 continue
-            for path in candidates:
-                try:
-                    with open(path, encoding="utf-8", errors="replace") as f:
-                        if ENTRY_POINT_GROUP in f.read():
-                            return True
-                except OSError:
-                    continue
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    if ENTRY_POINT_GROUP in f.read():
+                        return True
+            except OSError:
+                continue
     return False
 
 
