@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 from . import _selection
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 # ModrtTypeCode
 NONE, INT, FLOAT, OPAQUE_PTR, DEVICE, DLTENSOR_PTR, RAW_STR, OBJECT = range(8)

@@ -550,8 +550,8 @@ struct ModuleAccess;
 }  // namespace internal
 
 // A plugin module: the core's module object owns it and asks it for
-// functions. Modules made without a payload also answer kind(),
-// SaveToBytes() and FunctionNames().
+// functions. Modules made without a payload also answer SaveToBytes() and
+// FunctionNames().
 class Module {
  public:
   Module() = default;
@@ -560,7 +560,6 @@ class Module {
   virtual ~Module() = default;
   // Null when this module has no such function.
   virtual ObjectRef GetFunction(const std::string& name) = 0;
-  virtual std::string kind() const { Fail("RuntimeError", "this module does not name its kind"); }
   virtual std::string SaveToBytes() const { Fail("RuntimeError", "this module cannot be saved"); }
   virtual std::vector<std::string> FunctionNames() const { return {}; }
 
@@ -583,9 +582,6 @@ inline const ModrtModuleVTable& ModuleVTable() {
       [](void* self) { delete Self(self); },
       [](void* self, const char* name, ModrtObjectHandle* out) {
         return GuardCall([&] { *out = Self(self)->GetFunction(name).release(); });
-      },
-      [](void* self, ModrtObjectHandle* out) {
-        return GuardCall([&] { *out = MakeString(Self(self)->kind()).release(); });
       },
       [](void* self, ModrtObjectHandle* out) {
         return GuardCall([&] { *out = MakeBytes(Self(self)->SaveToBytes()).release(); });

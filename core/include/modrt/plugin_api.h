@@ -95,10 +95,8 @@ typedef struct {
   /* *out = a function object, or NULL when the module has no such function. Required. */
   int (*get_function)(void* self, const char* name, ModrtObjectHandle* out);
   /* Required only for modules made without a payload (the core answers
-   * these from the payload otherwise): the module's kind (a string object),
-   * its saved bytes (a bytes object) and its function names (a string
-   * object, one name per line). */
-  int (*kind)(void* self, ModrtObjectHandle* out);
+   * these from the payload otherwise): its saved bytes (a bytes object) and
+   * its function names (a string object, one name per line). */
   int (*save_to_bytes)(void* self, ModrtObjectHandle* out);
   int (*function_names)(void* self, ModrtObjectHandle* out);
 } ModrtModuleVTable;
@@ -202,11 +200,11 @@ typedef struct ModrtCoreApi {
   /* device_api.<name>; the table is copied, `api->self` must outlive the process. */
   int (*register_device_api)(const char* name, const ModrtDeviceApi* api);
 
-  /* Modules. `payload` may be NULL (then the vtable's kind, save_to_bytes
-   * and function_names are required); with a payload, the module's kind is
-   * the backend `kind`, and saving and inspection are the core's (the one
-   * serializer: a real module and its fallback save identical bytes). The
-   * core keeps `vtable` (static) and owns `self` from here, also on error. */
+  /* Modules of kind `kind`. With a payload, saving and inspection are the
+   * core's (the one serializer: a real module and its fallback save
+   * identical bytes); `payload` may be NULL, and then the vtable's
+   * save_to_bytes and function_names are required. The core keeps `vtable`
+   * (static) and owns `self` from here, also on error. */
   int (*module_create)(const ModrtModuleVTable* vtable, void* self, const char* kind,
                        ModrtObjectHandle payload, ModrtObjectHandle* out);
   /* *self = the plugin module behind `module` if it was made with `vtable`, else NULL. */
