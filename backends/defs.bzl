@@ -148,7 +148,7 @@ def modrt_backend(
         device_type = device_type,
         payload_shape = payload_shape,
         formats = formats,
-        visibility = ["//visibility:public"],
+        visibility = ["//python:__pkg__"],
     )
     identity_fields = ", ".join([
         _c_string(name),
@@ -176,7 +176,6 @@ def modrt_backend(
         name = "identity",
         hdrs = [":backend_identity.h"],
         includes = ["."],
-        visibility = ["//visibility:public"],
         deps = ["//core:plugin_api"],
     )
 
