@@ -1,5 +1,6 @@
 """The one macro that gives every backend package the same targets."""
 
+load("@bazel_skylib//lib:selects.bzl", "selects")
 load("@bazel_skylib//rules:write_file.bzl", "write_file")
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
 load("@rules_python//python:defs.bzl", "py_library")
@@ -9,17 +10,15 @@ load("//tools/gpu:portable.bzl", "PORTABLE_DEPS")
 # Loadable only inside modrt: its labels name modrt's own packages.
 visibility("//...")
 
-# In-tree backends, each with a package under backends/ (same order as the
-# core's backend table).
+# In-tree backends: the packages under backends/, in the order modrt lists
+# them. Only names: each declares its identity (display name, device type,
+# payload shape, formats, platform constraints) in its own BUILD.bazel with
+# modrt_backend().
 BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon", "webgpu"]
 
 # Backends with a native runtime DSO in this repository. WebGPU has none: its
 # modules run in a browser runtime, so here it always compiles to the fallback.
 RUNTIME_BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon"]
-
-# Runtimes that build only on some platforms: they are selected only when the
-# flag is on and the target platform matches (//backends:<x>_selected).
-RUNTIME_PLATFORMS = {"metal": "@platforms//os:macos"}
 
 ALL_FALLBACKS = ["//backends/%s:fallback" % b for b in BACKENDS]
 
@@ -213,6 +212,21 @@ def modrt_backend(
     )
     if runtime_srcs == None:
         return
+
+    # //backends:<name>_selected: the flag is on and the platform matches
+    # the runtime's constraints.
+    if runtime_compatible_with:
+        selects.config_setting_group(
+            name = "runtime_selected",
+            match_all = ["//backends:%s_on" % name] + runtime_compatible_with,
+            visibility = ["//backends:__pkg__"],
+        )
+    else:
+        native.alias(
+            name = "runtime_selected",
+            actual = "//backends:%s_on" % name,
+            visibility = ["//backends:__pkg__"],
+        )
     dso = "libmodrt_runtime_%s.so" % name
     cc_binary(
         name = dso,
