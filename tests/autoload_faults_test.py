@@ -64,9 +64,10 @@ def test_broken_runtime_dso_warns_and_import_survives(tmp_path, name, data, reas
     assert re.search(reason, proc.stdout), proc.stdout
 
 
-@pytest.mark.parametrize("plugin", ["good_plugin.so", "newer_minor_plugin.so"])
+@pytest.mark.parametrize("plugin", ["good_plugin.so", "newer_minor_plugin.so", "grown_table_plugin.so"])
 def test_a_good_plugin_in_the_same_place_loads(tmp_path, plugin):
-    # A plugin built for a newer minor of the same major loads (docs/C_ABI.md).
+    # A plugin built for a newer minor of the same major loads, also with a
+    # larger table than this core knows (docs/C_ABI.md).
     proc, _ = run_with_opencl_dso(tmp_path, (PLUGINS / plugin).read_bytes())
     assert proc.returncode == 0, proc.stderr
     assert "opencl loaded: True" in proc.stdout
