@@ -1,5 +1,6 @@
 """The one macro that gives every backend package the same targets."""
 
+load("@bazel_skylib//lib:selects.bzl", "selects")
 load("@bazel_skylib//rules:write_file.bzl", "write_file")
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
 load("@rules_python//python:defs.bzl", "py_library")
@@ -9,17 +10,15 @@ load("//tools/gpu:portable.bzl", "PORTABLE_DEPS")
 # Loadable only inside modrt: its labels name modrt's own packages.
 visibility("//...")
 
-# In-tree backends, each with a package under backends/ (same order as the
-# core's backend table).
+# In-tree backends: the packages under backends/, in the order modrt lists
+# them. Only names: each declares its identity (display name, device type,
+# payload shape, formats, platform constraints) in its own BUILD.bazel with
+# modrt_backend().
 BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon", "webgpu"]
 
 # Backends with a native runtime DSO in this repository. WebGPU has none: its
 # modules run in a browser runtime, so here it always compiles to the fallback.
 RUNTIME_BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon"]
-
-# Runtimes that build only on some platforms: they are selected only when the
-# flag is on and the target platform matches (//backends:<x>_selected).
-RUNTIME_PLATFORMS = {"metal": "@platforms//os:macos"}
 
 ALL_FALLBACKS = ["//backends/%s:fallback" % b for b in BACKENDS]
 
@@ -55,32 +54,141 @@ def only_when_selected(backend):
         "//conditions:default": ["@platforms//:incompatible"],
     })
 
+# DLPack device types (dlpack.h's DLDeviceType), by enumerator name.
+DLPACK_DEVICE_TYPES = {
+    "kDLCPU": 1,
+    "kDLCUDA": 2,
+    "kDLCUDAHost": 3,
+    "kDLOpenCL": 4,
+    "kDLVulkan": 7,
+    "kDLMetal": 8,
+    "kDLVPI": 9,
+    "kDLROCM": 10,
+    "kDLROCMHost": 11,
+    "kDLExtDev": 12,
+    "kDLCUDAManaged": 13,
+    "kDLOneAPI": 14,
+    "kDLWebGPU": 15,
+    "kDLHexagon": 16,
+}
+
+PAYLOAD_SHAPES = {
+    "single-binary": "kModrtSingleBinary",
+    "multi-shader": "kModrtMultiShader",
+}
+
+BackendIdentityInfo = provider(
+    doc = "A backend's identity, as its modrt_backend() declares it.",
+    fields = {
+        "name": "backend name: device kind, module kind, flag and hook name",
+        "display_name": "name for messages",
+        "device_type": "DLPack device type (int)",
+        "payload_shape": "single-binary or multi-shader",
+        "formats": "accepted payload formats (list)",
+    },
+)
+
+def _backend_identity_impl(ctx):
+    return [BackendIdentityInfo(
+        name = ctx.attr.backend,
+        display_name = ctx.attr.display_name,
+        device_type = DLPACK_DEVICE_TYPES[ctx.attr.device_type],
+        payload_shape = ctx.attr.payload_shape,
+        formats = ctx.attr.formats,
+    )]
+
+_backend_identity = rule(
+    implementation = _backend_identity_impl,
+    attrs = {
+        "backend": attr.string(mandatory = True),
+        "device_type": attr.string(mandatory = True, values = DLPACK_DEVICE_TYPES.keys()),
+        "display_name": attr.string(mandatory = True),
+        "formats": attr.string_list(mandatory = True),
+        "payload_shape": attr.string(mandatory = True, values = PAYLOAD_SHAPES.keys()),
+    },
+)
+
+def _c_string(s):
+    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
+
 def modrt_backend(
         name,
+        display_name,
+        device_type,
+        payload_shape,
+        formats,
         hook_srcs,
         runtime_srcs = None,
         runtime_deps = [],
         runtime_compatible_with = []):
-    """Defines :runtime (when it has sources), :fallback and :hook for backend `name`.
+    """Declares backend `name`'s identity, and defines :runtime (when it has
+    sources), :fallback, :hook and :identity.
+
+    The identity is written here once; the core registry (through the
+    fallback and the runtime DSO), the Python selection data and the fallback
+    registration all derive from it.
 
     Args:
-      name: the backend, as in //backends:<name> and modrt.backend.<name>.
+      name: the backend, as in //backends:<name>, modrt.backend.<name>, the
+        device kind and the module kind.
+      display_name: the name in messages ("OpenCL").
+      device_type: its DLPack device type, as dlpack.h names it ("kDLOpenCL").
+      payload_shape: "single-binary" or "multi-shader".
+      formats: the payload formats its modules accept.
       hook_srcs: the Python package modrt.backend.<name>, under python/modrt/backend/<name>/.
       runtime_srcs: sources of libmodrt_runtime_<name>.so; None while it has no runtime.
       runtime_deps: extra deps of the runtime DSO (never the vendor driver: it is dlopen'ed).
       runtime_compatible_with: platform constraints of the runtime DSO.
     """
+    _backend_identity(
+        name = "identity_info",
+        backend = name,
+        display_name = display_name,
+        device_type = device_type,
+        payload_shape = payload_shape,
+        formats = formats,
+        visibility = ["//python:__pkg__"],
+    )
+    identity_fields = ", ".join([
+        _c_string(name),
+        _c_string(display_name),
+        device_type,
+        PAYLOAD_SHAPES[payload_shape],
+        _c_string(",".join(formats)),
+    ])
 
-    # The fallback is the shared FallbackModule, specialised by the backend's
-    # entry in the core's backend table: one generated registration each.
+    # The runtime DSO's copy: backend_identity.h, kBackendIdentity.
+    write_file(
+        name = "identity_header",
+        out = "backend_identity.h",
+        content = [
+            "// Generated by modrt_backend() from this package's BUILD.bazel: the backend's identity.",
+            "#ifndef MODRT_BACKEND_IDENTITY_H_",
+            "#define MODRT_BACKEND_IDENTITY_H_",
+            "#include \"modrt/plugin_api.h\"",
+            "static const ModrtBackendIdentity kBackendIdentity = {sizeof(ModrtBackendIdentity), %s};" % identity_fields,
+            "#endif",
+            "",
+        ],
+    )
+    cc_library(
+        name = "identity",
+        hdrs = [":backend_identity.h"],
+        includes = ["."],
+        deps = ["//core:plugin_api"],
+    )
+
+    # The fallback is the shared FallbackModule, for this identity: one
+    # generated registration each, in libmodrt_compiler.so.
     write_file(
         name = "fallback_src",
         out = "fallback_generated.cc",
         content = [
-            "// Generated by modrt_backend() in //backends:defs.bzl.",
+            "// Generated by modrt_backend() from this package's BUILD.bazel.",
+            "#include \"backend_identity.h\"",
             "#include \"modrt/backend.h\"",
             "namespace {",
-            "MODRT_STATIC_INIT([] { modrt::RegisterCodegenWithFallback(modrt::InTreeBackend(\"%s\")); });" % name,
+            "MODRT_STATIC_INIT([] { modrt::RegisterCodegenWithFallback(kBackendIdentity); });",
             "}  // namespace",
             "",
         ],
@@ -90,7 +198,10 @@ def modrt_backend(
         srcs = [":fallback_generated.cc"],
         copts = MODRT_COPTS,
         visibility = ["//visibility:public"],
-        deps = ["//core:compiler_objects"],
+        deps = [
+            ":identity",
+            "//core:compiler_objects",
+        ],
         alwayslink = True,
     )
     py_library(
@@ -101,6 +212,21 @@ def modrt_backend(
     )
     if runtime_srcs == None:
         return
+
+    # //backends:<name>_selected: the flag is on and the platform matches
+    # the runtime's constraints.
+    if runtime_compatible_with:
+        selects.config_setting_group(
+            name = "runtime_selected",
+            match_all = ["//backends:%s_on" % name] + runtime_compatible_with,
+            visibility = ["//backends:__pkg__"],
+        )
+    else:
+        native.alias(
+            name = "runtime_selected",
+            actual = "//backends:%s_on" % name,
+            visibility = ["//backends:__pkg__"],
+        )
     dso = "libmodrt_runtime_%s.so" % name
     cc_binary(
         name = dso,
@@ -110,7 +236,9 @@ def modrt_backend(
         # Built only when selected: `bazel build //...` with the flag off
         # neither builds nor ships it.
         target_compatible_with = only_when_selected(name) + runtime_compatible_with,
-        deps = ["//core:runtime_api"] + runtime_deps + PORTABLE_DEPS,
+        # Headers only: a plugin reaches the core through its table, and
+        # links no part of it.
+        deps = [":identity"] + runtime_deps + PORTABLE_DEPS,
     )
     native.alias(
         name = "runtime",

@@ -79,8 +79,8 @@ bool HasRealLoader() {
       Finding("cannot load " + plugin + ": " + ModrtGetLastError());
     }
     const bool registered = static_cast<bool>(GetGlobal("module.load_from_bytes." + kKind));
-    if (!registered && FindInTreeBackend(kKind) == nullptr) {
-      Finding("kind '" + kKind + "' has neither a loader nor an in-tree backend entry");
+    if (!registered && FindBackend(kKind) == nullptr) {
+      Finding("kind '" + kKind + "' has neither a loader nor a registered backend identity");
     }
     std::fprintf(stderr, "modrt fuzz: kind %s, %s\n", kKind.c_str(),
                  registered ? "registered module.load_from_bytes loader"
@@ -99,7 +99,7 @@ Ref<ModuleObj> Load(std::string_view bytes) {
   }
   // What a user of this build gets: the payload through codegen, which
   // yields the fallback module (libmodrt_compiler.so is linked in).
-  const BackendInfo& backend = InTreeBackend(kKind);
+  const BackendInfo& backend = GetBackend(kKind);
   Ref<PayloadObj> payload = PayloadObj::Load(backend.shape, bytes, kKind + " module bytes");
   Ref<FunctionObj> codegen = GetGlobal("codegen." + kKind + ".create_module");
   Check(static_cast<bool>(codegen), "codegen." + kKind + ".create_module is not registered");

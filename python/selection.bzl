@@ -1,4 +1,7 @@
-"""Generates modrt/_selection.py: which backend runtimes this build selected."""
+"""Generates modrt/_selection.py: which backend runtimes this build selected,
+and every in-tree backend's identity (from its modrt_backend() declaration)."""
+
+load("//backends:defs.bzl", "BackendIdentityInfo")
 
 visibility("private")
 
@@ -31,6 +34,18 @@ def _modrt_selection_impl(ctx):
     lines.append("HAS_RUNTIME = %r" % (tuple(ctx.attr.runtime_backends),))
     lines.append("# Backends whose --//backends:<x> flag is on (selected or not on this platform).")
     lines.append("FLAGS_ON = %r" % (tuple(ctx.attr.flags_on),))
+    lines.append("# Each in-tree backend's identity, as backends/<x>/BUILD.bazel declares it.")
+    lines.append("IDENTITIES = {")
+    for target in ctx.attr.identities:
+        i = target[BackendIdentityInfo]
+        lines.append("    %r: {\"display_name\": %r, \"device_type\": %d, \"payload_shape\": %r, \"formats\": %r}," % (
+            i.name,
+            i.display_name,
+            i.device_type,
+            i.payload_shape,
+            tuple(i.formats),
+        ))
+    lines.append("}")
     lines.append("CORE = %r" % _runfiles_path(ctx.file.core))
     lines.append("COMPILER = %r" % _runfiles_path(ctx.file.compiler))
     lines.append("")
@@ -44,6 +59,7 @@ modrt_selection = rule(
         "compiler": attr.label(allow_single_file = True, mandatory = True),
         "core": attr.label(allow_single_file = True, mandatory = True),
         "flags_on": attr.string_list(),
+        "identities": attr.label_list(providers = [BackendIdentityInfo]),
         "out": attr.output(mandatory = True),
         "runtime_backends": attr.string_list(mandatory = True),
         "runtimes": attr.label_list(),

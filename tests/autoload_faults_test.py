@@ -40,11 +40,20 @@ def run_with_opencl_dso(tmp_path, data: bytes):
     [
         ("empty", b"", "is empty"),
         ("garbage", b"this is not an ELF object\n" * 64, "not an ELF file"),
-        ("wrong ABI", (PLUGINS / "wrong_abi_plugin.so").read_bytes(), "ABI version 999"),
+        ("next major", (PLUGINS / "next_major_plugin.so").read_bytes(),
+         r"built for modrt plugin ABI 2\.0, but this libmodrt_runtime\.so implements plugin ABI 1\.\d+"),
         ("unresolved symbol", (PLUGINS / "unresolved_symbol_plugin.so").read_bytes(),
          "undefined symbol: modrt_test_symbol_that_nothing_defines"),
+        ("no entry point", (PLUGINS / "no_entry_point_plugin.so").read_bytes(),
+         "is not a modrt plugin: it does not export modrt_plugin_init"),
+        ("null table", (PLUGINS / "null_table_plugin.so").read_bytes(), "returned no plugin table"),
+        ("small table", (PLUGINS / "small_table_plugin.so").read_bytes(),
+         r"its plugin table is \d+ bytes, smaller than plugin ABI 1\.0's \d+"),
+        ("null register", (PLUGINS / "null_register_plugin.so").read_bytes(),
+         "its plugin table has no register_plugin function"),
     ],
-    ids=["empty", "garbage", "wrong-abi", "unresolved-symbol"],
+    ids=["empty", "garbage", "next-major", "unresolved-symbol", "no-entry-point", "null-table", "small-table",
+         "null-register"],
 )
 def test_broken_runtime_dso_warns_and_import_survives(tmp_path, name, data, reason):
     proc, path = run_with_opencl_dso(tmp_path, data)
@@ -55,8 +64,11 @@ def test_broken_runtime_dso_warns_and_import_survives(tmp_path, name, data, reas
     assert re.search(reason, proc.stdout), proc.stdout
 
 
-def test_a_good_plugin_in_the_same_place_loads(tmp_path):
-    proc, _ = run_with_opencl_dso(tmp_path, (PLUGINS / "good_plugin.so").read_bytes())
+@pytest.mark.parametrize("plugin", ["good_plugin.so", "newer_minor_plugin.so", "grown_table_plugin.so"])
+def test_a_good_plugin_in_the_same_place_loads(tmp_path, plugin):
+    # A plugin built for a newer minor of the same major loads, also with a
+    # larger table than this core knows (docs/C_ABI.md).
+    proc, _ = run_with_opencl_dso(tmp_path, (PLUGINS / plugin).read_bytes())
     assert proc.returncode == 0, proc.stderr
     assert "opencl loaded: True" in proc.stdout
     assert "RuntimeWarning" not in proc.stderr

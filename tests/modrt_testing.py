@@ -59,3 +59,23 @@ def run_python(code: str, tree: Optional[Path] = None, env: Optional[Mapping[str
 def current_pythonpath() -> str:
     """This interpreter's import path, for a child that should import the same modrt."""
     return os.pathsep.join(p for p in sys.path if p)
+
+
+def needed_libraries(path: str | os.PathLike[str]) -> list[str]:
+    """The DT_NEEDED entries of a shared object (readelf -d)."""
+    dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True).stdout
+    return [line.split("[")[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
+
+
+def dynamic_symbols(path: str | os.PathLike[str], which: str) -> set[str]:
+    """Names of a shared object's dynamic symbols: `which` is "--defined-only"
+    or "--undefined-only" (nm -D)."""
+    out = subprocess.run(["nm", "-D", which, str(path)], capture_output=True, text=True, check=True).stdout
+    return {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
+
+
+def core_symbols_imported_by(path: str | os.PathLike[str]) -> set[str]:
+    """The symbols `path` leaves undefined that libmodrt_runtime.so defines:
+    what a plugin would import from the core (none, under the C plugin ABI)."""
+    core = modrt._ffi.find_library(modrt._ffi._selection.CORE)
+    return dynamic_symbols(path, "--undefined-only") & dynamic_symbols(core, "--defined-only")

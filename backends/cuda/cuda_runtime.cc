@@ -14,12 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "modrt/backend.h"
+#include "backend_identity.h"
 #include "modrt/driver.h"
+#include "modrt/plugin.h"
 
 namespace modrt {
 namespace cuda {
 namespace {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 using CUresult = int;
 using CUdevice = int;
@@ -288,10 +291,10 @@ std::vector<std::string> NvrtcCandidates() {
   const char* chosen = std::getenv("MODRT_NVRTC_LIBRARY");
   if (chosen != nullptr && *chosen != '\0') return {chosen};
   std::vector<std::string> names;
-  if (Ref<FunctionObj> finder = GetGlobal("backend.cuda.find_nvrtc")) {
+  if (ObjectRef finder = GetGlobal("backend.cuda.find_nvrtc")) {
     OwnedValue found;
-    finder->Call(nullptr, 0, found.out());
-    if (found.value().type_code != kModrtNone) names.emplace_back(Args(found.out(), 1).Str(0));
+    CallFunction(finder, nullptr, 0, &found);
+    if (found.value().type_code != kModrtNone) names.emplace_back(Args(&found.value(), 1).Str(0));
   }
   names.push_back("libnvrtc.so.12");
   names.push_back("libnvrtc.so");
@@ -403,7 +406,7 @@ struct Kernel {
 
 class CudaModule final : public PayloadModule {
  public:
-  explicit CudaModule(Ref<PayloadObj> payload) : PayloadModule("cuda", std::move(payload)) {
+  explicit CudaModule(Payload payload) : PayloadModule(std::move(payload)) {
     // Source is compiled now where NVRTC is present (for the newest arch it
     // knows; no device needed), so bad source fails when the module is
     // created or loaded, with NVRTC's log, not at its first launch.
@@ -423,7 +426,7 @@ class CudaModule final : public PayloadModule {
     }
   }
 
-  Ref<FunctionObj> GetFunction(const std::string& name) override {
+  ObjectRef GetFunction(const std::string& name) override {
     return LaunchingFunction(name, [this](const FunctionInfo& info, size_t index, const Args& args) {
       Launch(info, index, args);
     });
@@ -510,11 +513,11 @@ class CudaModule final : public PayloadModule {
 };
 
 void InitPlugin() {
-  static CudaDeviceAPI api;
-  RegisterDeviceAPI("cuda", &api);
-  RegisterRuntimeModule(InTreeBackend("cuda"), [](Ref<PayloadObj> p) -> Ref<ModuleObj> {
-    return MakeObject<CudaModule>(std::move(p));
+  RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
+    return std::make_unique<CudaModule>(std::move(p));
   });
+  static CudaDeviceAPI api;
+  RegisterDeviceAPI(kBackendIdentity.name, &api);
 }
 
 }  // namespace

@@ -12,21 +12,19 @@
 #include <cstdint>
 #include <numeric>
 
-#include "modrt/backend.h"
-#include "modrt/device.h"
-#include "modrt/payload.h"
+#include "modrt/plugin.h"
 
 namespace {
 
-using modrt::Fail;
+using namespace modrt::plugin;  // NOLINT(build/namespaces)
 
-DLTensor* CpuTensor(const modrt::Args& a, int i, const char* func, const char* what) {
+DLTensor* CpuTensor(const Args& a, int i, const char* func, const char* what) {
   DLTensor* t = a.Tensor(i);
   if (t->device.device_type != kDLCPU) {
     Fail("ValueError", func, ": ", what, " must be a cpu tensor, got one on ",
-         modrt::DeviceKindName(t->device.device_type));
+         DeviceKindName(t->device.device_type));
   }
-  if (!modrt::IsContiguous(*t)) Fail("ValueError", func, ": ", what, " must be contiguous");
+  if (!IsContiguous(*t)) Fail("ValueError", func, ": ", what, " must be contiguous");
   return t;
 }
 
@@ -54,14 +52,14 @@ void StableArgsort(const DLTensor& values, int64_t* out, int64_t n) {
   });
 }
 
-void Argsort(const modrt::Args& a, modrt::Ret*) {
+void Argsort(const Args& a, Ret*) {
   constexpr const char* kFunc = "contrib.sort.argsort";
   a.ExpectCount(2, kFunc);
   DLTensor* values = CpuTensor(a, 0, kFunc, "values");
   DLTensor* indices = CpuTensor(a, 1, kFunc, "indices");
   if (values->ndim != 1) Fail("ValueError", kFunc, ": values must be 1-D, got ", values->ndim, "-D");
   if (indices->dtype.code != kDLInt || indices->dtype.bits != 64 || indices->dtype.lanes != 1) {
-    Fail("TypeError", kFunc, ": indices must be int64, got ", modrt::DTypeToString(indices->dtype));
+    Fail("TypeError", kFunc, ": indices must be int64, got ", DTypeToString(indices->dtype));
   }
   const int64_t n = values->shape[0];
   if (NumElements(*indices) != n) {
@@ -73,7 +71,7 @@ void Argsort(const modrt::Args& a, modrt::Ret*) {
   if (t.lanes == 1 && t.code == kDLFloat && t.bits == 64) return StableArgsort<double>(*values, out, n);
   if (t.lanes == 1 && t.code == kDLInt && t.bits == 32) return StableArgsort<int32_t>(*values, out, n);
   if (t.lanes == 1 && t.code == kDLInt && t.bits == 64) return StableArgsort<int64_t>(*values, out, n);
-  Fail("TypeError", kFunc, ": values of dtype ", modrt::DTypeToString(t),
+  Fail("TypeError", kFunc, ": values of dtype ", DTypeToString(t),
        " are not supported (float32, float64, int32, int64)");
 }
 
@@ -98,7 +96,7 @@ void FillUniform(DLTensor* out, uint64_t seed, double low, double high) {
   }
 }
 
-void Uniform(const modrt::Args& a, modrt::Ret*) {
+void Uniform(const Args& a, Ret*) {
   constexpr const char* kFunc = "contrib.random.uniform";
   a.ExpectCount(4, kFunc);
   DLTensor* out = CpuTensor(a, 0, kFunc, "out");
@@ -110,12 +108,12 @@ void Uniform(const modrt::Args& a, modrt::Ret*) {
   const DLDataType t = out->dtype;
   if (t.lanes == 1 && t.code == kDLFloat && t.bits == 32) return FillUniform<float>(out, seed, low, high);
   if (t.lanes == 1 && t.code == kDLFloat && t.bits == 64) return FillUniform<double>(out, seed, low, high);
-  Fail("TypeError", kFunc, ": out must be float32 or float64, got ", modrt::DTypeToString(t));
+  Fail("TypeError", kFunc, ": out must be float32 or float64, got ", DTypeToString(t));
 }
 
 void Init() {
-  modrt::RegisterGlobal("contrib.sort.argsort", Argsort);
-  modrt::RegisterGlobal("contrib.random.uniform", Uniform);
+  RegisterGlobal("contrib.sort.argsort", Argsort);
+  RegisterGlobal("contrib.random.uniform", Uniform);
 }
 
 }  // namespace

@@ -8,13 +8,15 @@
 // still reports that it is unavailable, and says so.
 #include <cstring>
 
-#include "modrt/backend.h"
-#include "modrt/device.h"
+#include "backend_identity.h"
 #include "modrt/driver.h"
+#include "modrt/plugin.h"
 
 namespace modrt {
 namespace hexagon {
 namespace {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 constexpr uint16_t kMachineQdsp6 = 164;  // EM_QDSP6
 
@@ -68,21 +70,21 @@ void CheckHexagonObject(const std::string& code) {
 
 class HexagonModule final : public PayloadModule {
  public:
-  explicit HexagonModule(Ref<PayloadObj> payload) : PayloadModule("hexagon", std::move(payload)) {
+  explicit HexagonModule(Payload payload) : PayloadModule(std::move(payload)) {
     CheckHexagonObject(this->payload().code);
   }
-  Ref<FunctionObj> GetFunction(const std::string& name) override {
+  ObjectRef GetFunction(const std::string& name) override {
     if (payload().fmap.count(name) == 0) return nullptr;
     Fail("RuntimeError", "cannot launch ", name, " on Hexagon: ", FastRpc::Get().reason());
   }
 };
 
 void InitPlugin() {
-  static HexagonDeviceAPI api;
-  RegisterDeviceAPI("hexagon", &api);
-  RegisterRuntimeModule(InTreeBackend("hexagon"), [](Ref<PayloadObj> p) -> Ref<ModuleObj> {
-    return MakeObject<HexagonModule>(std::move(p));
+  RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
+    return std::make_unique<HexagonModule>(std::move(p));
   });
+  static HexagonDeviceAPI api;
+  RegisterDeviceAPI(kBackendIdentity.name, &api);
 }
 
 }  // namespace

@@ -10,14 +10,15 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "modrt/backend.h"
-#include "modrt/device.h"
+#include "backend_identity.h"
 #include "modrt/driver.h"
-#include "modrt/payload.h"
+#include "modrt/plugin.h"
 
 namespace modrt {
 namespace metal {
 namespace {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 using Id = void*;
 using Sel = void*;
@@ -200,7 +201,7 @@ constexpr char kMetallibMagic[] = {'M', 'T', 'L', 'B'};
 
 class MetalModule final : public PayloadModule {
  public:
-  explicit MetalModule(Ref<PayloadObj> payload) : PayloadModule("metal", std::move(payload)) {
+  explicit MetalModule(Payload payload) : PayloadModule(std::move(payload)) {
     // A metallib shader is loaded as a compiled library, never as source:
     // each must be a Metal library file, which is checked now, not at launch.
     if (this->payload().fmt != "metallib") return;
@@ -216,7 +217,7 @@ class MetalModule final : public PayloadModule {
     for (auto& kv : pipelines_) objc.Send<void>(kv.second, "release");
   }
 
-  Ref<FunctionObj> GetFunction(const std::string& name) override {
+  ObjectRef GetFunction(const std::string& name) override {
     return LaunchingFunction(name, [this](const FunctionInfo& info, size_t, const Args& args) {
       Launch(info, args);
     });
@@ -294,11 +295,11 @@ class MetalModule final : public PayloadModule {
 };
 
 void InitPlugin() {
-  static MetalDeviceAPI api;
-  RegisterDeviceAPI("metal", &api);
-  RegisterRuntimeModule(InTreeBackend("metal"), [](Ref<PayloadObj> p) -> Ref<ModuleObj> {
-    return MakeObject<MetalModule>(std::move(p));
+  RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
+    return std::make_unique<MetalModule>(std::move(p));
   });
+  static MetalDeviceAPI api;
+  RegisterDeviceAPI(kBackendIdentity.name, &api);
 }
 
 }  // namespace

@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "modrt/backend.h"
+#include "backend_identity.h"
 #include "modrt/driver.h"
+#include "modrt/plugin.h"
 
 namespace modrt {
 namespace opencl {
 namespace {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 // The driver entry points we use, resolved from libOpenCL at first use.
 #define MODRT_CL_FUNCTIONS(X)                                                       \
@@ -219,7 +222,7 @@ struct Kernel {
 
 class OpenCLModule final : public PayloadModule {
  public:
-  explicit OpenCLModule(Ref<PayloadObj> payload) : PayloadModule("opencl", std::move(payload)) {}
+  explicit OpenCLModule(Payload payload) : PayloadModule(std::move(payload)) {}
   ~OpenCLModule() override {
     const ClApi& cl = Workspace::Get().cl();
     for (auto& per_device : kernels_) {
@@ -232,7 +235,7 @@ class OpenCLModule final : public PayloadModule {
     }
   }
 
-  Ref<FunctionObj> GetFunction(const std::string& name) override {
+  ObjectRef GetFunction(const std::string& name) override {
     return LaunchingFunction(name, [this](const FunctionInfo& info, size_t index, const Args& args) {
       Launch(info, index, args);
     });
@@ -335,11 +338,11 @@ class OpenCLModule final : public PayloadModule {
 };
 
 void InitPlugin() {
-  static OpenCLDeviceAPI api;
-  RegisterDeviceAPI("opencl", &api);
-  RegisterRuntimeModule(InTreeBackend("opencl"), [](Ref<PayloadObj> p) -> Ref<ModuleObj> {
-    return MakeObject<OpenCLModule>(std::move(p));
+  RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
+    return std::make_unique<OpenCLModule>(std::move(p));
   });
+  static OpenCLDeviceAPI api;
+  RegisterDeviceAPI(kBackendIdentity.name, &api);
 }
 
 }  // namespace

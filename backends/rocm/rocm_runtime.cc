@@ -11,12 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "modrt/backend.h"
+#include "backend_identity.h"
 #include "modrt/driver.h"
+#include "modrt/plugin.h"
 
 namespace modrt {
 namespace rocm {
 namespace {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 using hipError_t = int;
 struct ihipModule_t;
@@ -219,7 +222,7 @@ class RocmDeviceAPI final : public DeviceAPI {
 
 class RocmModule final : public PayloadModule {
  public:
-  explicit RocmModule(Ref<PayloadObj> payload) : PayloadModule("rocm", std::move(payload)) {}
+  explicit RocmModule(Payload payload) : PayloadModule(std::move(payload)) {}
   ~RocmModule() override {
     const HipApi& hip = Workspace::Get().hip();
     for (size_t id = 0; id < modules_.size(); ++id) {
@@ -229,7 +232,7 @@ class RocmModule final : public PayloadModule {
     }
   }
 
-  Ref<FunctionObj> GetFunction(const std::string& name) override {
+  ObjectRef GetFunction(const std::string& name) override {
     return LaunchingFunction(name, [this](const FunctionInfo& info, size_t index, const Args& args) {
       Launch(info, index, args);
     });
@@ -281,11 +284,11 @@ class RocmModule final : public PayloadModule {
 };
 
 void InitPlugin() {
-  static RocmDeviceAPI api;
-  RegisterDeviceAPI("rocm", &api);
-  RegisterRuntimeModule(InTreeBackend("rocm"), [](Ref<PayloadObj> p) -> Ref<ModuleObj> {
-    return MakeObject<RocmModule>(std::move(p));
+  RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
+    return std::make_unique<RocmModule>(std::move(p));
   });
+  static RocmDeviceAPI api;
+  RegisterDeviceAPI(kBackendIdentity.name, &api);
 }
 
 }  // namespace

@@ -23,12 +23,15 @@
 #include <tuple>
 #include <vector>
 
-#include "modrt/backend.h"
+#include "backend_identity.h"
 #include "modrt/driver.h"
+#include "modrt/plugin.h"
 
 namespace modrt {
 namespace vulkan {
 namespace {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 constexpr const char* kLibrary = "libvulkan.so.1";
 
@@ -594,7 +597,7 @@ struct Pipeline {
 
 class VulkanModule final : public PayloadModule {
  public:
-  explicit VulkanModule(Ref<PayloadObj> payload) : PayloadModule("vulkan", std::move(payload)) {}
+  explicit VulkanModule(Payload payload) : PayloadModule(std::move(payload)) {}
   ~VulkanModule() override {
     std::lock_guard lock(mu_);
     if (pipelines_.empty()) return;
@@ -614,7 +617,7 @@ class VulkanModule final : public PayloadModule {
     }
   }
 
-  Ref<FunctionObj> GetFunction(const std::string& name) override {
+  ObjectRef GetFunction(const std::string& name) override {
     return LaunchingFunction(name, [this](const FunctionInfo& info, size_t, const Args& args) {
       Launch(info, args);
     });
@@ -862,21 +865,31 @@ class VulkanModule final : public PayloadModule {
 };
 
 void InitPlugin() {
-  static VulkanDeviceAPI api;
-  RegisterDeviceAPI("vulkan", &api);
-  RegisterRuntimeModule(InTreeBackend("vulkan"), [](Ref<PayloadObj> p) -> Ref<ModuleObj> {
-    return MakeObject<VulkanModule>(std::move(p));
+  RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
+    return std::make_unique<VulkanModule>(std::move(p));
   });
+  static VulkanDeviceAPI api;
+  RegisterDeviceAPI(kBackendIdentity.name, &api);
   // How many compute pipelines a module has created: launches of one kernel
   // with one launch shape reuse one pipeline.
   RegisterGlobal("vulkan.pipelines_created", [](const Args& args, Ret* ret) {
     args.ExpectCount(1, "vulkan.pipelines_created");
-    auto* module = static_cast<ModuleObj*>(args.Obj(0, kModrtObjModule, "module"));
-    if (module->kind() != "vulkan" || module->is_fallback()) {
+    ModrtObjectHandle handle = args.Obj(0, kModrtObjModule, "module");
+    auto* module = ModuleAs<VulkanModule>(handle);
+    if (module == nullptr) {
+      auto ask = [&](const char* what, OwnedValue* out) {
+        ModrtValue arg{};
+        arg.type_code = kModrtObject;
+        arg.v_obj = handle;
+        CallFunction(GetGlobal(what), &arg, 1, out);
+      };
+      OwnedValue kind, fallback;
+      ask("module.kind", &kind);
+      ask("module.is_fallback", &fallback);
       Fail("TypeError", "vulkan.pipelines_created takes a real vulkan module, got a ",
-           module->is_fallback() ? "fallback " : "", module->kind(), " module");
+           Args(&fallback.value(), 1).Int(0) ? "fallback " : "", Args(&kind.value(), 1).Str(0), " module");
     }
-    ret->SetInt(static_cast<VulkanModule*>(module)->pipelines_created());
+    ret->SetInt(module->pipelines_created());
   });
 }
 

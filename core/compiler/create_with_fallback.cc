@@ -25,7 +25,9 @@ bool ForceFallback() {
 
 }  // namespace
 
-void RegisterCodegenWithFallback(const BackendInfo& backend) {
+void RegisterCodegenWithFallback(const ModrtBackendIdentity& identity) {
+  const BackendInfo info = BackendInfoFromIdentity(identity);
+  const BackendInfo& backend = RegisterBackend(info);
   RegisterGlobal("codegen." + backend.name + ".create_module", [&backend](const Args& a, Ret* r) {
     a.ExpectCount(1, "create_module");
     Ref<PayloadObj> payload(static_cast<PayloadObj*>(a.Obj(0, kModrtObjPayload, "payload")));

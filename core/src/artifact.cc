@@ -33,7 +33,7 @@ bool KnownShape(const std::string& kind, ArtifactShape* shape) {
     *shape = ArtifactShape::kSingleBinary;
     return true;
   }
-  if (const BackendInfo* b = FindInTreeBackend(kind)) {
+  if (const BackendInfo* b = FindBackend(kind)) {
     *shape = b->shape == PayloadShape::kSingleBinary ? ArtifactShape::kSingleBinary
                                                      : ArtifactShape::kMultiShader;
     return true;
@@ -137,7 +137,7 @@ void CheckAgainstBytes(const ArtifactModule& m, const std::string& label) {
   }
   // A fmt its kind does not know is refused here, not only where the kind's
   // runtime is loaded, so reading the manifest already tells.
-  if (const BackendInfo* backend = FindInTreeBackend(m.kind)) {
+  if (const BackendInfo* backend = FindBackend(m.kind)) {
     try {
       backend->CheckPayload(*p);
     } catch (const Error& e) {

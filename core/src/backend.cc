@@ -2,35 +2,127 @@
 // registration, and payload construction from Python.
 #include "modrt/backend.h"
 
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
 #include "internal.h"
 #include "modrt/payload.h"
 
 namespace modrt {
 
-const std::vector<BackendInfo>& InTreeBackends() {
-  using S = PayloadShape;
-  static const std::vector<BackendInfo> backends = {
-      {"cuda", "CUDA", kDLCUDA, S::kSingleBinary, {"ptx", "cubin", "fatbin", "cuda"}},
-      {"rocm", "ROCm", kDLROCM, S::kSingleBinary, {"hsaco"}},
-      {"metal", "Metal", kDLMetal, S::kMultiShader, {"metal", "metallib"}},
-      {"vulkan", "Vulkan", kDLVulkan, S::kMultiShader, {"spirv"}},
-      {"opencl", "OpenCL", kDLOpenCL, S::kSingleBinary, {"cl", "xclbin", "awsxclbin", "aocx"}},
-      {"hexagon", "Hexagon", kDLHexagon, S::kSingleBinary, {"so"}},
-      {"webgpu", "WebGPU", kDLWebGPU, S::kMultiShader, {"wgsl"}},
-  };
-  return backends;
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::vector<std::unique_ptr<BackendInfo>> backends;  // never erased: entries are referenced
+};
+
+Registry& BackendRegistry() {
+  static Registry* registry = std::make_unique<Registry>().release();  // plugins outlive statics
+  return *registry;
 }
 
-const BackendInfo* FindInTreeBackend(const std::string& name) {
-  for (const BackendInfo& b : InTreeBackends()) {
-    if (b.name == name) return &b;
+std::string Describe(const BackendInfo& b) {
+  std::string fmts;
+  for (const std::string& f : b.fmts) fmts += (fmts.empty() ? "" : ",") + f;
+  return StrCat(b.name, " (", b.display_name, ", device type ", int(b.device_type), ", ",
+                b.shape == PayloadShape::kSingleBinary ? "single-binary" : "multi-shader", ", formats ",
+                fmts.empty() ? "none" : fmts, ")");
+}
+
+bool IsValidName(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+BackendInfo BackendInfoFromIdentity(const ModrtBackendIdentity& given) {
+  if (given.struct_size < MODRT_BACKEND_IDENTITY_MIN_SIZE) {
+    Fail("ValueError", "a backend identity of ", given.struct_size, " bytes is smaller than plugin ABI ",
+         MODRT_PLUGIN_ABI_MAJOR, ".0's ", MODRT_BACKEND_IDENTITY_MIN_SIZE);
+  }
+  ModrtBackendIdentity id{};
+  std::memcpy(&id, &given, std::min(given.struct_size, sizeof(id)));
+  if (id.name == nullptr || id.display_name == nullptr || id.formats == nullptr) {
+    Fail("ValueError", "a backend identity needs a name, a display name and formats");
+  }
+  if (id.payload_shape != kModrtSingleBinary && id.payload_shape != kModrtMultiShader) {
+    Fail("ValueError", "backend ", id.name, ": unknown payload shape ", id.payload_shape);
+  }
+  BackendInfo info;
+  info.name = id.name;
+  info.display_name = id.display_name;
+  info.device_type = static_cast<DLDeviceType>(id.device_type);
+  info.shape = static_cast<PayloadShape>(id.payload_shape);
+  std::string_view formats = id.formats;
+  while (!formats.empty()) {
+    size_t comma = formats.find(',');
+    std::string_view f = formats.substr(0, comma);
+    if (!f.empty()) info.fmts.emplace_back(f);
+    if (comma == std::string_view::npos) break;
+    formats.remove_prefix(comma + 1);
+  }
+  return info;
+}
+
+const BackendInfo& RegisterBackend(const BackendInfo& info) {
+  if (!IsValidName(info.name)) {
+    Fail("ValueError", "backend name '", info.name, "' is not a name (letters, digits, _)");
+  }
+  if (info.name == "cpu" || info.name == "so") {
+    Fail("ValueError", "backend name '", info.name, "' is the core's own");
+  }
+  if (info.device_type <= 0) Fail("ValueError", "backend ", info.name, ": bad DLPack device type ", int(info.device_type));
+  Registry& r = BackendRegistry();
+  std::lock_guard lock(r.mu);
+  for (const auto& b : r.backends) {
+    if (b->name != info.name) continue;
+    if (b->display_name == info.display_name && b->device_type == info.device_type &&
+        b->shape == info.shape && b->fmts == info.fmts) {
+      return *b;
+    }
+    Fail("ValueError", "backend ", Describe(info), " conflicts with the registered ", Describe(*b));
+  }
+  r.backends.push_back(std::make_unique<BackendInfo>(info));
+  return *r.backends.back();
+}
+
+const BackendInfo* FindBackend(const std::string& name) {
+  Registry& r = BackendRegistry();
+  std::lock_guard lock(r.mu);
+  for (const auto& b : r.backends) {
+    if (b->name == name) return b.get();
   }
   return nullptr;
 }
 
-const BackendInfo& InTreeBackend(const std::string& name) {
-  if (const BackendInfo* b = FindInTreeBackend(name)) return *b;
+const BackendInfo& GetBackend(const std::string& name) {
+  if (const BackendInfo* b = FindBackend(name)) return *b;
   Fail("ValueError", "unknown backend '", name, "'");
+}
+
+std::vector<const BackendInfo*> Backends() {
+  Registry& r = BackendRegistry();
+  std::lock_guard lock(r.mu);
+  std::vector<const BackendInfo*> all;
+  for (const auto& b : r.backends) all.push_back(b.get());
+  return all;
+}
+
+const BackendInfo* FindBackendOfDeviceType(DLDeviceType type) {
+  if (type == kDLCPU) return nullptr;  // the core's own device
+  Registry& r = BackendRegistry();
+  std::lock_guard lock(r.mu);
+  for (const auto& b : r.backends) {
+    if (b->device_type == type) return b.get();
+  }
+  return nullptr;
 }
 
 void BackendInfo::CheckPayload(const PayloadObj& payload) const {
@@ -132,11 +224,12 @@ MODRT_STATIC_INIT([] {
     a.ExpectCount(1, "signature.normalize");
     r->SetStr(FunctionInfo::Parse(a.Str(0)).ToString());
   });
-  RegisterGlobal("backend.in_tree", [](const Args& a, Ret* r) {
-    a.ExpectCount(0, "backend.in_tree");
-    // One line per backend: name, display name, device type, shape, formats.
+  // One line per registered backend: name, display name, device type, shape, formats.
+  RegisterGlobal("backend.list", [](const Args& a, Ret* r) {
+    a.ExpectCount(0, "backend.list");
     std::string table;
-    for (const BackendInfo& b : InTreeBackends()) {
+    for (const BackendInfo* backend : Backends()) {
+      const BackendInfo& b = *backend;
       std::string fmts;
       for (const auto& f : b.fmts) fmts += (fmts.empty() ? "" : ",") + f;
       table += StrCat(b.name, "\t", b.display_name, "\t", int(b.device_type), "\t",

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "internal.h"
+#include "modrt/backend.h"
 #include "modrt/device.h"
 #include "modrt/function.h"
 #include "modrt/object.h"
@@ -124,6 +125,13 @@ int ModrtTensorToDLPack(ModrtObjectHandle tensor, DLManagedTensor** out) {
       std::unique_ptr<Exported> done(static_cast<Exported*>(self->manager_ctx));
     };
     *out = &exported.release()->managed;
+  });
+}
+
+int ModrtRegisterBackend(const ModrtBackendIdentity* identity) {
+  return GuardCall([&] {
+    if (identity == nullptr) Fail("ValueError", "null backend identity");
+    modrt::RegisterBackend(modrt::BackendInfoFromIdentity(*identity));
   });
 }
 

@@ -15,60 +15,21 @@ namespace modrt {
 
 namespace {
 
-// Device kinds of out-of-tree backends. Entries are never erased, so the
-// names' c_str() stay valid for the process.
-struct ExtraKinds {
-  std::mutex mu;
-  std::map<int, std::string> by_type;
-};
-
-ExtraKinds& extra_kinds() {
-  static ExtraKinds kinds;
-  return kinds;
-}
-
-const char* BuiltinKindName(DLDeviceType type) {
-  if (type == kDLCPU) return "cpu";
-  for (const BackendInfo& b : InTreeBackends()) {
-    if (b.device_type == type) return b.name.c_str();
-  }
-  return nullptr;
-}
-
+// A device kind is the core's cpu, or the name of the backend registered
+// first with its DLPack device type.
 int DeviceTypeOfKind(std::string_view kind) {
   if (kind == "cpu") return kDLCPU;
-  if (const BackendInfo* b = FindInTreeBackend(std::string(kind))) return b->device_type;
-  ExtraKinds& extra = extra_kinds();
-  std::lock_guard<std::mutex> lock(extra.mu);
-  for (const auto& [type, name] : extra.by_type) {
-    if (name == kind) return type;
-  }
-  return -1;
+  const BackendInfo* b = FindBackend(std::string(kind));
+  if (b == nullptr || FindBackendOfDeviceType(b->device_type) != b) return -1;
+  return b->device_type;
 }
 
 }  // namespace
 
 const char* DeviceKindName(DLDeviceType type) {
-  if (const char* builtin = BuiltinKindName(type)) return builtin;
-  ExtraKinds& extra = extra_kinds();
-  std::lock_guard<std::mutex> lock(extra.mu);
-  auto it = extra.by_type.find(type);
-  return it == extra.by_type.end() ? nullptr : it->second.c_str();
-}
-
-void RegisterDeviceKind(const std::string& kind, DLDeviceType type) {
-  if (kind.empty()) Fail("ValueError", "a device kind needs a name");
-  int existing = DeviceTypeOfKind(kind);
-  if (existing == type) return;
-  if (existing >= 0) {
-    Fail("ValueError", "device kind '", kind, "' already names device type ", existing);
-  }
-  if (const char* taken = DeviceKindName(type)) {
-    Fail("ValueError", "device type ", int(type), " is already device kind '", taken, "'");
-  }
-  ExtraKinds& extra = extra_kinds();
-  std::lock_guard<std::mutex> lock(extra.mu);
-  extra.by_type.emplace(type, kind);
+  if (type == kDLCPU) return "cpu";
+  const BackendInfo* b = FindBackendOfDeviceType(type);
+  return b == nullptr ? nullptr : b->name.c_str();  // registry entries live for the process
 }
 
 namespace {
@@ -95,7 +56,7 @@ DeviceAPI* LookupDeviceAPI(DLDeviceType type) {
 std::string MissingApiReason(DLDeviceType type) {
   const char* kind = DeviceKindName(type);
   if (kind == nullptr) return StrCat("unknown device type ", int(type));
-  const BackendInfo* b = FindInTreeBackend(kind);
+  const BackendInfo* b = FindBackend(kind);
   if (b == nullptr) return StrCat("no device API is registered for device kind '", kind, "'");
   return StrCat(b->display_name, " runtime ", b->RuntimeLibrary(),
                 " is not loaded (build with --//backends:", b->name, "=on)");

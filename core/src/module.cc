@@ -52,7 +52,7 @@ Ref<FunctionObj> FindFunction(ModuleObj* module, const std::string& name) {
 Ref<ModuleObj> LoadModuleFromBytes(const std::string& kind, std::string_view bytes) {
   Ref<FunctionObj> loader = GetGlobal("module.load_from_bytes." + kind);
   if (!loader) {
-    if (const BackendInfo* b = FindInTreeBackend(kind)) {
+    if (const BackendInfo* b = FindBackend(kind)) {
       Fail("ValueError", "cannot load a module of kind '", kind, "': its runtime ",
            b->RuntimeLibrary(), " is not loaded in this process. Build with --//backends:", kind,
            "=on, or run where ", b->RuntimeLibrary(), " is present.");

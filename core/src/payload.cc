@@ -331,7 +331,8 @@ const FunctionInfo& PayloadObj::Function(const std::string& name) const {
   return it->second;
 }
 
-KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type) {
+void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType device_type,
+                    ModrtKernelArgs* k) {
   const size_t nargs = info.args.size();
   const size_t expected = nargs + info.launch_tags.size();
   if (static_cast<size_t>(args.size()) != expected) {
@@ -339,10 +340,16 @@ KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDevice
          info.launch_tags.size(), " launch parameter", info.launch_tags.size() == 1 ? "" : "s",
          " (", info.ToString(), "), got ", args.size(), " values");
   }
-  KernelArgs k;
-  k.slots.assign(nargs, 0);
-  k.sizes.resize(nargs);
-  k.buffers.assign(nargs, nullptr);
+  if (k->num_args != static_cast<int64_t>(nargs)) {
+    Fail("ValueError", info.name, ": kernel argument arrays of ", k->num_args, " entries for ", nargs,
+         " arguments");
+  }
+  std::fill(k->slots, k->slots + nargs, 0);
+  std::fill(k->buffers, k->buffers + nargs, nullptr);
+  for (int d = 0; d < 3; ++d) k->grid[d] = k->block[d] = 1;
+  k->dyn_shared_bytes = 0;
+  k->device_id = 0;
+  bool seen_buffer = false;
   // Pointer arithmetic on device addresses is valid only where they are plain pointers.
   const bool addressable = device_type == kDLCPU || device_type == kDLCUDA || device_type == kDLROCM;
   for (size_t i = 0; i < nargs; ++i) {
@@ -370,19 +377,18 @@ KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDevice
         Fail("ValueError", info.name, ": argument ", i,
              " has a byte offset, which this device's buffers cannot express");
       }
-      const bool first_buffer = std::none_of(k.buffers.begin(), k.buffers.end(),
-                                             [](const DLTensor* b) { return b != nullptr; });
-      if (first_buffer) {
-        k.device_id = t->device.device_id;
-      } else if (t->device.device_id != k.device_id) {
+      if (!seen_buffer) {
+        seen_buffer = true;
+        k->device_id = t->device.device_id;
+      } else if (t->device.device_id != k->device_id) {
         Fail("ValueError", info.name, ": argument ", i, " lives on ", DeviceKindName(device_type), "(",
              t->device.device_id, "), but earlier buffers on ", DeviceKindName(device_type), "(",
-             k.device_id, ")");
+             k->device_id, ")");
       }
       char* ptr = static_cast<char*>(t->data) + (addressable ? t->byte_offset : 0);
-      std::memcpy(&k.slots[i], &ptr, sizeof(ptr));
-      k.sizes[i] = sizeof(void*);
-      k.buffers[i] = t;
+      std::memcpy(&k->slots[i], &ptr, sizeof(ptr));
+      k->sizes[i] = sizeof(void*);
+      k->buffers[i] = t;
       continue;
     }
     const DLDataType dt = a.dtype;
@@ -391,8 +397,8 @@ KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDevice
       Fail("TypeError", info.name, ": scalar argument ", i, " of dtype ", DTypeToString(dt),
            " is not supported");
     }
-    k.sizes[i] = bytes;
-    auto store = [&](auto value) { std::memcpy(&k.slots[i], &value, sizeof(value)); };
+    k->sizes[i] = bytes;
+    auto store = [&](auto value) { std::memcpy(&k->slots[i], &value, sizeof(value)); };
     try {
       if (dt.code == kDLFloat && dt.bits == 32) {
         store(static_cast<float>(args.Float(idx)));
@@ -411,8 +417,7 @@ KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDevice
       Fail("TypeError", info.name, ": argument ", i, " (", DTypeToString(dt), "): ", e.what());
     }
   }
-  k.ptrs.resize(nargs);
-  for (size_t i = 0; i < nargs; ++i) k.ptrs[i] = &k.slots[i];
+  for (size_t i = 0; i < nargs; ++i) k->ptrs[i] = &k->slots[i];
   for (size_t j = 0; j < info.launch_tags.size(); ++j) {
     const std::string& tag = info.launch_tags[j];
     const int32_t idx = static_cast<int32_t>(nargs + j);
@@ -427,12 +432,35 @@ KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDevice
            tag == "dyn_shared_mem" ? ">= 0" : ">= 1", ", got ", v);
     }
     if (tag == "dyn_shared_mem") {
-      k.launch.dyn_shared_bytes = v;
+      k->dyn_shared_bytes = v;
     } else {
       int axis = tag.back() - 'x';
-      (tag[0] == 'b' ? k.launch.grid : k.launch.block)[axis] = v;
+      (tag[0] == 'b' ? k->grid : k->block)[axis] = v;
     }
   }
+}
+
+KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type) {
+  const size_t n = info.args.size();
+  KernelArgs k;
+  k.slots.resize(n);
+  k.ptrs.resize(n);
+  k.sizes.resize(n);
+  k.buffers.resize(n);
+  ModrtKernelArgs c{};
+  c.struct_size = sizeof(c);
+  c.num_args = static_cast<int64_t>(n);
+  c.slots = k.slots.data();
+  c.ptrs = k.ptrs.data();
+  c.sizes = k.sizes.data();
+  c.buffers = k.buffers.data();
+  PackKernelArgs(info, args, device_type, &c);
+  for (int d = 0; d < 3; ++d) {
+    k.launch.grid[d] = c.grid[d];
+    k.launch.block[d] = c.block[d];
+  }
+  k.launch.dyn_shared_bytes = c.dyn_shared_bytes;
+  k.device_id = c.device_id;
   return k;
 }
 

@@ -17,12 +17,12 @@ import os
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Optional
+    from typing import Any, Callable, Optional, Sequence
 
 from . import _selection
 from ._locate import PACKAGE_DIR as _PACKAGE_DIR, find_library, package_root  # noqa: F401
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 # ModrtTypeCode
 NONE, INT, FLOAT, OPAQUE_PTR, DEVICE, DLTENSOR_PTR, RAW_STR, OBJECT = range(8)
@@ -87,6 +87,22 @@ class _ValueUnion(ctypes.Union):
     ]
 
 
+class BackendIdentity(ctypes.Structure):
+    """plugin_api.h's ModrtBackendIdentity."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("name", ctypes.c_char_p),
+        ("display_name", ctypes.c_char_p),
+        ("device_type", ctypes.c_int32),
+        ("payload_shape", ctypes.c_int32),
+        ("formats", ctypes.c_char_p),
+    ]
+
+
+PAYLOAD_SHAPES = {"single-binary": 0, "multi-shader": 1}
+
+
 class ModrtValue(ctypes.Structure):
     _fields_ = [("type_code", ctypes.c_int32), ("reserved", ctypes.c_int32), ("u", _ValueUnion)]
 
@@ -125,6 +141,7 @@ def _load_core() -> ctypes.CDLL:
         ("ModrtTensorFromDLPack", c.c_int, [c.c_void_p, c.POINTER(c.c_void_p)]),
         ("ModrtTensorToDLPack", c.c_int, [c.c_void_p, c.POINTER(c.c_void_p)]),
         ("ModrtLoadPlugin", c.c_int, [c.c_char_p]),
+        ("ModrtRegisterBackend", c.c_int, [c.POINTER(BackendIdentity)]),
     ]:
         f = getattr(lib, fn)
         f.restype = res
@@ -145,6 +162,15 @@ def check(status: int) -> None:
 
 def load_plugin(path: str | os.PathLike) -> None:
     check(LIB.ModrtLoadPlugin(os.fsencode(path)))
+
+
+def register_backend_identity(name: str, display_name: str, device_type: int, payload_shape: str,
+                              formats: Sequence[str]) -> None:
+    if payload_shape not in PAYLOAD_SHAPES:
+        raise ValueError(f"unknown payload shape '{payload_shape}' (single-binary or multi-shader)")
+    identity = BackendIdentity(ctypes.sizeof(BackendIdentity), name.encode(), display_name.encode(), device_type,
+                               PAYLOAD_SHAPES[payload_shape], ",".join(formats).encode())
+    check(LIB.ModrtRegisterBackend(ctypes.byref(identity)))
 
 
 class Object(_ffi_ext.ObjectBase):

@@ -11,30 +11,35 @@ if TYPE_CHECKING:
 from . import _ffi
 from ._ffi import call
 
-# DLPack device types of the device kinds modrt knows.
-DEVICE_TYPES: dict[str, int] = {
-    "cpu": 1,
-    "cuda": 2,
-    "opencl": 4,
-    "vulkan": 7,
-    "metal": 8,
-    "rocm": 10,
-    "webgpu": 15,
-    "hexagon": 16,
-}
-_KIND_OF_TYPE = {v: k for k, v in DEVICE_TYPES.items()}
+# Device kinds seen so far, both ways. Kinds come from the core's backend
+# registry (cpu, and each backend that names its DLPack device type) and are
+# never withdrawn, so answers are cached.
+_TYPE_OF_KIND: dict[str, int] = {"cpu": 1}
+_KIND_OF_TYPE: dict[int, str] = {1: "cpu"}
 
 
 def device_type_of(kind: str) -> int:
-    """The DLPack device type of `kind`: in-tree, or registered by an
-    out-of-tree backend (C++ `modrt::RegisterDeviceKind`). ValueError if unknown."""
-    device_type = DEVICE_TYPES.get(kind)
+    """The DLPack device type of `kind`, as its backend declared it (in its
+    BUILD file, or an out-of-tree plugin or package). ValueError if unknown."""
+    device_type = _TYPE_OF_KIND.get(kind)
     if device_type is None:
         device_type = call("device.type_of_kind", kind)
-    if device_type < 0:
-        raise ValueError(f"unknown device kind '{kind}'; known: {', '.join(DEVICE_TYPES)} "
-                         "and those registered by out-of-tree backends")
+        if device_type < 0:
+            raise ValueError(f"unknown device kind '{kind}'; known: {', '.join(device_kinds())}")
+        _TYPE_OF_KIND[kind] = device_type
+        _KIND_OF_TYPE[device_type] = kind
     return device_type
+
+
+def device_kinds() -> dict[str, int]:
+    """Every device kind the core knows now, with its DLPack device type."""
+    kinds = {"cpu": 1}
+    for line in call("backend.list").splitlines():
+        name = line.split("\t", 1)[0]
+        device_type = call("device.type_of_kind", name)
+        if device_type >= 0:
+            kinds[name] = device_type
+    return kinds
 
 
 class Device:
@@ -53,7 +58,10 @@ class Device:
 
     @classmethod
     def _from_dl(cls, dl: _ffi.DLDevice) -> "Device":
-        kind = _KIND_OF_TYPE.get(dl.device_type) or call("device.kind_name", dl.device_type)
+        kind = _KIND_OF_TYPE.get(dl.device_type)
+        if kind is None:
+            kind = call("device.kind_name", dl.device_type)
+            _KIND_OF_TYPE[dl.device_type] = kind
         return cls(kind, dl.device_id)
 
     def _as_dl_device(self) -> _ffi.DLDevice:

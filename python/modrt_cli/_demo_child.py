@@ -40,9 +40,10 @@ def run_plan(plan: dict[str, Any]) -> None:
             continue
         emit(event="load", target=target, loaded=True, fallback=module.is_fallback)
         kind = "cpu" if module.kind == "so" else module.kind
-        count = modrt._ffi.call("device.count", modrt.runtime.DEVICE_TYPES[kind]) if kind in modrt.runtime.DEVICE_TYPES else 0
+        kinds = modrt.runtime.device_kinds()
+        count = modrt._ffi.call("device.count", kinds[kind]) if kind in kinds else 0
         if count == 0:
-            reason = modrt.device(kind).unavailable_reason if kind in modrt.runtime.DEVICE_TYPES else f"no device kind {kind}"
+            reason = modrt.device(kind).unavailable_reason if kind in kinds else f"no device kind {kind}"
             emit(event="run", target=target, device=None, ok=None, error=f"no {kind} device here: {reason}")
             continue
         for index in range(count):

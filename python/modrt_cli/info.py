@@ -26,7 +26,7 @@ def define_flags() -> None:
 
 
 def _devices(modrt: Any, kind: str) -> list[dict[str, Any]]:
-    count = modrt._ffi.call("device.count", modrt.runtime.DEVICE_TYPES[kind])
+    count = modrt._ffi.call("device.count", modrt.runtime.device_type_of(kind))
     devices = []
     for index in range(count):
         dev = modrt.device(kind, index)
@@ -60,8 +60,9 @@ def collect(modrt: Any) -> list[dict[str, Any]]:
     }]
     in_tree = modrt.backend.in_tree()
     loaded = modrt.backend.loaded()
+    kinds = modrt.runtime.device_kinds()
     for r in modrt.backend.report():
-        kind_known = r.name in modrt.runtime.DEVICE_TYPES
+        kind_known = r.name in kinds
         if r.name not in in_tree:
             # Out of tree: no build flag or in-tree DSO; its entry point loaded it.
             rows.append({

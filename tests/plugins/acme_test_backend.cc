@@ -1,20 +1,21 @@
 // An out-of-tree backend for the entry-point tests: device kind "acme" on
 // DLPack's kDLExtDev, two devices whose memory is host memory. It is built
-// against modrt's public headers only, as a third-party backend would be.
+// against modrt's plugin headers only, as a third-party backend would be.
 #include <cstdlib>
 #include <cstring>
 
-#include "modrt/backend.h"
-#include "modrt/device.h"
+#include "modrt/plugin.h"
 
 namespace {
 
-class AcmeTestDeviceAPI final : public modrt::DeviceAPI {
+using namespace modrt::plugin;  // NOLINT(build/namespaces)
+
+class AcmeTestDeviceAPI final : public DeviceAPI {
  public:
   int DeviceCount() override { return 2; }
   std::string UnavailableReason() override { return ""; }
-  void GetAttr(int device_id, std::string_view name, modrt::Ret* ret) override {
-    if (name == "name") ret->SetStr(modrt::StrCat("acme", device_id));
+  void GetAttr(int device_id, std::string_view name, Ret* ret) override {
+    if (name == "name") ret->SetStr(StrCat("acme", device_id));
     if (name == "cores") ret->SetInt(8 << device_id);
   }
   void* Alloc(int, size_t nbytes) override { return std::malloc(nbytes == 0 ? 1 : nbytes); }
@@ -30,8 +31,11 @@ class AcmeTestDeviceAPI final : public modrt::DeviceAPI {
 
 void Init() {
   static AcmeTestDeviceAPI api;
-  modrt::RegisterDeviceKind("acme", kDLExtDev);
-  modrt::RegisterDeviceAPI("acme", &api);
+  // A device-only backend: it makes no modules.
+  static const ModrtBackendIdentity identity = {sizeof(ModrtBackendIdentity), "acme", "Acme", kDLExtDev,
+                                                kModrtSingleBinary, ""};
+  RegisterBackend(identity);
+  RegisterDeviceAPI("acme", &api);
 }
 
 }  // namespace

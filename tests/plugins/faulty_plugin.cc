@@ -1,7 +1,7 @@
 // A backend plugin that is wrong in one way, chosen at compile time, for the
-// autoload fault tests: built for another ABI version, or needing a symbol
-// nothing defines.
-#include "modrt/backend.h"
+// autoload fault tests: claiming another plugin ABI version, or needing a
+// symbol nothing defines.
+#include "modrt/plugin.h"
 
 #ifdef MODRT_TEST_UNRESOLVED_SYMBOL
 extern "C" int modrt_test_symbol_that_nothing_defines(void);
@@ -13,7 +13,8 @@ void Init() {
 #ifdef MODRT_TEST_UNRESOLVED_SYMBOL
   modrt_test_symbol_that_nothing_defines();
 #endif
-  modrt::RegisterGlobal("testing.faulty_plugin_loaded", [](const modrt::Args&, modrt::Ret*) {});
+  modrt::plugin::RegisterGlobal("testing.faulty_plugin_loaded",
+                                [](const modrt::plugin::Args&, modrt::plugin::Ret*) {});
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// What backend authors build on: the in-tree backend table, the module base
-// that real and fallback modules share, the fallback module, and the plugin
-// entry points.
+// The core's side of backends: the backend registry (identities declared by
+// each backend, never listed here), the module base that real and fallback
+// modules share, and the fallback module. Plugins do not include this: they
+// build on plugin.h (docs/C_ABI.md).
 #ifndef MODRT_BACKEND_H_
 #define MODRT_BACKEND_H_
 
@@ -27,10 +28,23 @@ struct MODRT_API BackendInfo {
   void CheckPayload(const PayloadObj& payload) const;
 };
 
-MODRT_API const std::vector<BackendInfo>& InTreeBackends();
-// Null when `name` is not an in-tree backend.
-MODRT_API const BackendInfo* FindInTreeBackend(const std::string& name);
-MODRT_API const BackendInfo& InTreeBackend(const std::string& name);
+// The backend registry. Identities come from the backends: in-tree ones from
+// their BUILD files (the compiler's fallbacks and each runtime DSO register
+// them), out-of-tree ones from their plugin or Python package. Registering
+// an identical identity again returns the registered one; a different one
+// under a taken name is a ValueError. Entries live for the process.
+MODRT_API const BackendInfo& RegisterBackend(const BackendInfo& info);
+// The identity a plugin, a BUILD file or Python declares (plugin_api.h), as a
+// BackendInfo; ValueError when it is malformed.
+MODRT_API BackendInfo BackendInfoFromIdentity(const ModrtBackendIdentity& identity);
+// Null when no backend `name` is registered.
+MODRT_API const BackendInfo* FindBackend(const std::string& name);
+// ValueError when no backend `name` is registered.
+MODRT_API const BackendInfo& GetBackend(const std::string& name);
+MODRT_API std::vector<const BackendInfo*> Backends();
+// The backend whose name is the device kind of `type` (the first registered
+// with that type), or null.
+MODRT_API const BackendInfo* FindBackendOfDeviceType(DLDeviceType type);
 
 // A device module defined by its payload. Saving and inspection live here, so
 // the real module of a backend and its fallback save identical bytes.
@@ -74,27 +88,16 @@ class MODRT_API FallbackModule final : public PayloadModule {
 
 // Registers `codegen.<kind>.create_module(payload)`: the real module through
 // `module.create.<kind>` when registered and MODRT_COMPILE_FORCE_FALLBACK is
-// not 1, a FallbackModule otherwise. Called from each backend's :fallback.
-MODRT_API void RegisterCodegenWithFallback(const BackendInfo& backend);
+// not 1, a FallbackModule otherwise.
+// Registers the backend `identity` first. Called from each backend's
+// generated :fallback.
+MODRT_API void RegisterCodegenWithFallback(const ModrtBackendIdentity& identity);
 
-// Registers `module.create.<kind>` and `module.load_from_bytes.<kind>` for a
-// runtime plugin, both checking the payload against `backend` first.
-using ModuleFactory = Ref<ModuleObj> (*)(Ref<PayloadObj> payload);
+// Registers `module.create.<kind>` and `module.load_from_bytes.<kind>`, both
+// checking the payload against `backend` first, then calling `factory`.
+using ModuleFactory = std::function<Ref<ModuleObj>(Ref<PayloadObj> payload)>;
 MODRT_API void RegisterRuntimeModule(const BackendInfo& backend, ModuleFactory factory);
 
 }  // namespace modrt
-
-// The ABI version a plugin states; overridable only to test the refusal.
-#ifndef MODRT_PLUGIN_ABI_VERSION
-#define MODRT_PLUGIN_ABI_VERSION MODRT_ABI_VERSION
-#endif
-
-// Defines the two entry points of a backend plugin DSO. `init` registers the
-// plugin's functions; it runs once, after the ABI check.
-#define MODRT_DEFINE_PLUGIN(init)                                         \
-  extern "C" MODRT_API int32_t modrt_plugin_abi_version(void) {           \
-    return MODRT_PLUGIN_ABI_VERSION;                                      \
-  }                                                                       \
-  extern "C" MODRT_API int modrt_plugin_init(void) { return ::modrt::GuardCall(init); }
 
 #endif  // MODRT_BACKEND_H_

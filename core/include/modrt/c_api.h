@@ -1,8 +1,9 @@
 /*
- * modrt C ABI: the only interface that crosses a shared-object boundary by
- * contract. Small and versioned: a backend plugin states MODRT_ABI_VERSION and
- * the core refuses a mismatch. No C++ exception crosses it: every call returns
- * 0 on success or -1 with a thread-local message (ModrtGetLastError).
+ * modrt C API: what the Python package (ctypes, modrt._ffi_ext) calls in
+ * libmodrt_runtime.so; the two ship together and check MODRT_ABI_VERSION.
+ * Backend plugins use plugin_api.h instead. No C++ exception crosses it:
+ * every call returns 0 on success or -1 with a thread-local message
+ * (ModrtGetLastError).
  *
  * Values are passed as ModrtValue. Arguments are borrowed by the callee; an
  * object returned in a ModrtValue carries one reference owned by the caller.
@@ -10,64 +11,17 @@
 #ifndef MODRT_C_API_H_
 #define MODRT_C_API_H_
 
-#include <dlpack/dlpack.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "modrt/plugin_api.h"
 
-/* Bumped on any change to this header or to the C++ helper classes that cross
- * DSO boundaries (everything under include/modrt). */
-#define MODRT_ABI_VERSION 2
+/* Bumped on any change to this header or to the C++ classes the Python
+ * extension and libmodrt_compiler.so share with the core. */
+#define MODRT_ABI_VERSION 3
 
 #define MODRT_API __attribute__((visibility("default")))
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum {
-  kModrtNone = 0,
-  kModrtInt = 1,
-  kModrtFloat = 2,
-  kModrtOpaquePtr = 3,
-  kModrtDevice = 4,
-  /* Borrowed DLTensor*; arguments only. */
-  kModrtDLTensorPtr = 5,
-  /* Borrowed NUL-terminated string; arguments only. */
-  kModrtRawStr = 6,
-  kModrtObject = 7,
-} ModrtTypeCode;
-
-/* Type of an object behind a kModrtObject handle. */
-typedef enum {
-  kModrtObjString = 1,
-  kModrtObjBytes = 2,
-  kModrtObjFunction = 3,
-  kModrtObjModule = 4,
-  kModrtObjTensor = 5,
-  kModrtObjPayload = 6,
-} ModrtObjectType;
-
-typedef void* ModrtObjectHandle;
-
-typedef struct {
-  int32_t type_code; /* ModrtTypeCode */
-  int32_t reserved;
-  union {
-    int64_t v_int64;
-    double v_float64;
-    void* v_ptr;
-    const char* v_str;
-    DLDevice v_device;
-    DLTensor* v_tensor;
-    ModrtObjectHandle v_obj;
-  };
-} ModrtValue;
-
-/* A function implemented in C (or Python through ctypes). Returns 0, or -1
- * after ModrtSetLastError. */
-typedef int (*ModrtSafeCallFunc)(void* resource, const ModrtValue* args, int32_t num_args,
-                                 ModrtValue* ret);
-typedef void (*ModrtDeleter)(void* resource);
 
 MODRT_API int32_t ModrtAbiVersion(void);
 MODRT_API const char* ModrtGetLastError(void);
@@ -97,16 +51,17 @@ MODRT_API int ModrtTensorFromDLPack(DLManagedTensor* managed, ModrtObjectHandle*
 /* The result holds a reference to the tensor until its deleter runs. */
 MODRT_API int ModrtTensorToDLPack(ModrtObjectHandle tensor, DLManagedTensor** out);
 
-/* Loads a backend plugin DSO: dlopen, ABI check, then its init. Idempotent per
- * path. Every failure (missing, empty, not an ELF object, unresolved symbol,
- * ABI mismatch, init error) is an error naming the file and the reason. */
+/* Loads a backend plugin DSO (plugin_api.h): dlopen, its modrt_plugin_init,
+ * the table and version checks, then its registration. Idempotent per file
+ * (the same file through another path is not loaded twice). Every failure
+ * (missing, empty, not an ELF object, unresolved symbol, no entry point, bad
+ * table, major version mismatch, registration error) is an error naming the
+ * file and the reason. */
 MODRT_API int ModrtLoadPlugin(const char* path);
 
-/* What a plugin DSO exports. */
-typedef int32_t (*ModrtPluginAbiVersionFunc)(void);
-typedef int (*ModrtPluginInitFunc)(void);
-#define MODRT_PLUGIN_ABI_VERSION_SYMBOL "modrt_plugin_abi_version"
-#define MODRT_PLUGIN_INIT_SYMBOL "modrt_plugin_init"
+/* Declares a backend's identity: what plugins call through their table, and
+ * Python for in-tree and out-of-tree backends alike. */
+MODRT_API int ModrtRegisterBackend(const ModrtBackendIdentity* identity);
 
 #ifdef __cplusplus
 } /* extern "C" */

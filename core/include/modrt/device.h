@@ -38,12 +38,9 @@ MODRT_API DeviceAPI* GetDeviceAPI(DLDeviceType type);
 // Throws ValueError unless `device` exists, with the backend's reason.
 MODRT_API DeviceAPI* GetExistingDeviceAPI(DLDevice device);
 
-// Device kind name ("cpu", "cuda", ...) of a DLPack device type; null if unknown.
+// Device kind name ("cpu", or the backend registered first with `type`, see
+// backend.h) of a DLPack device type; null if unknown.
 MODRT_API const char* DeviceKindName(DLDeviceType type);
-// Out-of-tree backends name their device type (e.g. kDLExtDev) so that
-// modrt.device("<kind>") reaches their DeviceAPI. ValueError if `type` or
-// `kind` is already taken by another pairing; re-registering the same pair is a no-op.
-MODRT_API void RegisterDeviceKind(const std::string& kind, DLDeviceType type);
 
 // A DLPack tensor whose memory is owned by a device API or by a DLPack producer.
 class MODRT_API TensorObj : public Object {

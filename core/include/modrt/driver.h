@@ -1,4 +1,5 @@
-// Lazy vendor-driver loading, the one pattern every runtime plugin uses: the
+// Lazy vendor-driver loading, the one pattern every runtime plugin uses
+// (header-only, plugin side, like plugin.h): the
 // plugin DSO never links the driver, so it loads on a machine without one and
 // its device reports that it does not exist, and why.
 #ifndef MODRT_DRIVER_H_
@@ -11,9 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "modrt/object.h"
+#include "modrt/plugin.h"
 
 namespace modrt {
+namespace plugin __attribute__((visibility("hidden"))) {
 
 class DriverLibrary {
  public:
@@ -94,6 +96,7 @@ class LazyDriverState {
   LazyInit init_;
 };
 
+}  // namespace plugin
 }  // namespace modrt
 
 #endif  // MODRT_DRIVER_H_

@@ -48,6 +48,8 @@ class MODRT_API Ret {
   void SetPtr(void* v);
   void SetDevice(DLDevice v);
   void SetObject(Ref<Object> obj);
+  // Takes over a value returned through the C ABI (an object with its reference).
+  void Adopt(const ModrtValue& v) { *value_ = v; }
 
  private:
   ModrtValue* value_;

@@ -11,6 +11,7 @@
 
 #include "modrt/function.h"
 #include "modrt/object.h"
+#include "modrt/plugin_api.h"
 
 namespace modrt {
 
@@ -124,6 +125,11 @@ struct MODRT_API KernelArgs {
   // fills the slots.
   static KernelArgs Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type);
 };
+
+// What KernelArgs::Pack and the plugin ABI's kernel_args_pack do: the same
+// checks, writing into the caller's arrays (out->num_args entries each).
+MODRT_API void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType device_type,
+                              ModrtKernelArgs* out);
 
 }  // namespace modrt
 

@@ -36,6 +36,6 @@ def codegen(source: Union[str, bytes], functions: Sequence[str], target: modrt.t
 
 
 def register() -> None:
-    """The entry point: load the runtime DSO, then register the codegen."""
-    backend.load_plugin(find_library())
-    backend.register_codegen("scale", codegen)
+    """The entry point: load the runtime DSO (which declares the backend's
+    identity), then register the codegen: the same call an in-tree hook makes."""
+    backend.register("scale", runtime=find_library(), codegen=codegen)

@@ -83,7 +83,8 @@ def load(name: str) -> None:
 def _registering(register: Callable[[], Any]) -> None:
     """Calls a hook's registration; if it raises, the codegen drivers and
     target detectors it registered are taken back, so a failed backend is not
-    half there. (A runtime DSO it loaded stays: native code cannot be unloaded.)"""
+    half there. (What it declared to the core, an identity or a runtime DSO,
+    stays: native state cannot be taken back.)"""
     from .. import _compile, target
 
     drivers, detectors = dict(_compile._DRIVERS), dict(target._DETECTORS)
@@ -211,23 +212,50 @@ def report(names: Optional[list[str]] = None) -> list[BackendReport]:
     return reports
 
 
-def register_in_tree(name: str, detector: Callable[..., Any], codegen: Callable[..., Any]) -> None:
-    """What every in-tree hook's register_backend() does: load the runtime DSO
-    if selected and present, then register the target detector and the
-    codegen driver (codegen works with or without the runtime)."""
+def register(
+    name: str,
+    *,
+    identity: Optional[dict[str, Any]] = None,
+    runtime: Optional[str | os.PathLike[str]] = None,
+    detector: Optional[Callable[..., Any]] = None,
+    codegen: Optional[Callable[..., Any]] = None,
+) -> None:
+    """What every backend, in-tree or out-of-tree, registers from Python.
+
+    identity: {display_name, device_type (DLPack), payload_shape
+      ("single-binary"/"multi-shader"), formats}: declares the backend to the
+      core (the same C call a plugin makes; registering it again is a no-op).
+    runtime: a plugin DSO to load now (an error if it cannot load).
+    detector: how to describe a device of kind `name` as a Target.
+    codegen: `codegen(source, functions, target)` -> modrt.Payload, for
+      `modrt.compile(source, name, ...)`.
+    """
     from .. import _compile, target
 
+    if identity is not None:
+        _ffi.register_backend_identity(name, **identity)
+    if runtime is not None:
+        _ffi.load_plugin(runtime)
+    if detector is not None:
+        target.register_device_target_detector(name, detector)
+    if codegen is not None:
+        _compile.register_codegen(name, codegen)
+
+
+def register_in_tree(name: str, detector: Callable[..., Any], codegen: Callable[..., Any]) -> None:
+    """What every in-tree hook's register_backend() does: declare the identity
+    its BUILD file gives, load the runtime DSO if selected and present (a
+    broken one is a warning), then register the target detector and the
+    codegen driver (codegen works with or without the runtime)."""
+    register(name, identity=_selection.IDENTITIES[name])
     load_runtime(name)
-    target.register_device_target_detector(name, detector)
-    _compile.register_codegen(name, codegen)
+    register(name, detector=detector, codegen=codegen)
 
 
 def register_codegen(kind: str, driver: Callable[..., Any]) -> None:
     """Makes `modrt.compile(source, kind, ...)` call `driver(source, functions, target)`,
     which returns a modrt.Payload."""
-    from .. import _compile
-
-    _compile.register_codegen(kind, driver)
+    register(kind, codegen=driver)
 
 
 def load_runtime(name: str) -> bool:

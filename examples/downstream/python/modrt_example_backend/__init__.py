@@ -15,7 +15,7 @@ PLUGIN = Path(__file__).with_name("libmodrt_example_backend.so")
 
 
 def register_backend() -> None:
-    modrt.backend.load_plugin(PLUGIN)
+    modrt.backend.register("example", runtime=PLUGIN)
 
 
 def axpy(alpha: float, x: modrt.Tensor, y: modrt.Tensor) -> None:

@@ -1,0 +1,66 @@
+/*
+ * modrt C value types: what crosses every boundary (core <-> Python through
+ * c_api.h, core <-> backend plugins through plugin_api.h). Plain C, stable
+ * layout: a change here is a new major version of the plugin ABI.
+ */
+#ifndef MODRT_C_TYPES_H_
+#define MODRT_C_TYPES_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  kModrtNone = 0,
+  kModrtInt = 1,
+  kModrtFloat = 2,
+  kModrtOpaquePtr = 3,
+  kModrtDevice = 4,
+  /* Borrowed DLTensor*; arguments only. */
+  kModrtDLTensorPtr = 5,
+  /* Borrowed NUL-terminated string; arguments only. */
+  kModrtRawStr = 6,
+  kModrtObject = 7,
+} ModrtTypeCode;
+
+/* Type of an object behind a kModrtObject handle. */
+typedef enum {
+  kModrtObjString = 1,
+  kModrtObjBytes = 2,
+  kModrtObjFunction = 3,
+  kModrtObjModule = 4,
+  kModrtObjTensor = 5,
+  kModrtObjPayload = 6,
+} ModrtObjectType;
+
+typedef void* ModrtObjectHandle;
+
+typedef struct {
+  int32_t type_code; /* ModrtTypeCode */
+  int32_t reserved;
+  union {
+    int64_t v_int64;
+    double v_float64;
+    void* v_ptr;
+    const char* v_str;
+    DLDevice v_device;
+    DLTensor* v_tensor;
+    ModrtObjectHandle v_obj;
+  };
+} ModrtValue;
+
+/* A function implemented in C (or Python through ctypes). Returns 0, or -1
+ * after setting the last error. */
+typedef int (*ModrtSafeCallFunc)(void* resource, const ModrtValue* args, int32_t num_args,
+                                 ModrtValue* ret);
+typedef void (*ModrtDeleter)(void* resource);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MODRT_C_TYPES_H_ */
