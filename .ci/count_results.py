@@ -3,6 +3,10 @@
 Each test target that Bazel reports in the log is counted by the pytest cases
 in its test.xml; a target that failed without one counts as one failure, and
 a target Bazel skipped (incompatible with the selected runtimes) as one skip.
+
+`count_results.py --junit FILE STATUS` counts one pytest JUnit file instead
+(tools/wheel_smoke.sh's); a missing or unreadable file, or a non-zero STATUS
+with no failure recorded, counts as one failure.
 """
 
 import re
@@ -10,7 +14,9 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-LINE = re.compile(r"^(//\S+)\s+(?:\(cached\) )?(PASSED|FAILED|SKIPPED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD|INCOMPLETE)\b")
+LINE = re.compile(
+    r"^(//\S+)\s+(?:\(cached\) )?(PASSED|FAILED|SKIPPED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD|INCOMPLETE)\b"
+)
 
 
 def cases(xml_path: Path) -> tuple[int, int, int]:
@@ -49,5 +55,18 @@ def main(log: str, testlogs: str) -> None:
     print(passed, failed, skipped)
 
 
+def main_junit(xml: str, status: str) -> None:
+    try:
+        passed, failed, skipped = cases(Path(xml))
+    except (OSError, ET.ParseError):
+        passed, failed, skipped = 0, 1, 0
+    if status != "0" and failed == 0:
+        failed = 1  # the run failed before or beyond its tests
+    print(passed, failed, skipped)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--junit":
+        main_junit(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1], sys.argv[2])

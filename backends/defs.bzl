@@ -16,19 +16,28 @@ visibility("//...")
 # modrt_backend().
 BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon", "webgpu"]
 
-# Backends with a native runtime DSO in this repository. WebGPU has none: its
-# modules run in a browser runtime, so here it always compiles to the fallback.
-RUNTIME_BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon"]
-
 ALL_FALLBACKS = ["//backends/%s:fallback" % b for b in BACKENDS]
 
 def runtime_selected(backend):
-    """The config_setting that is true when `backend`'s runtime is selected:
-    its flag is on and, for platform-bound runtimes, the platform matches."""
+    """The config_setting that is true when `backend`'s runtime is selected.
+
+    That is: its flag is on and, for platform-bound runtimes, the platform
+    matches.
+
+    Args:
+      backend: the backend, as in //backends:<backend>.
+
+    Returns:
+      The config_setting's label.
+    """
     return "//backends:%s_selected" % backend
 
 def flags_on():
-    """The backends whose --//backends:<x> flag is on, whatever the platform."""
+    """The backends whose --//backends:<x> flag is on, whatever the platform.
+
+    Returns:
+      A list of backend names, made of selects.
+    """
     result = []
     for b in BACKENDS:
         result += select({
@@ -38,9 +47,15 @@ def flags_on():
     return result
 
 def selected_runtimes():
-    """The `:runtime` targets of the backends selected by their flags."""
+    """The `:runtime` targets of the backends selected by their flags.
+
+    A backend whose modrt_backend() declares no runtime is never selected.
+
+    Returns:
+      A list of labels, made of selects.
+    """
     result = []
-    for b in RUNTIME_BACKENDS:
+    for b in BACKENDS:
         result += select({
             runtime_selected(b): ["//backends/%s:runtime" % b],
             "//conditions:default": [],
@@ -85,6 +100,7 @@ BackendIdentityInfo = provider(
         "device_type": "DLPack device type (int)",
         "payload_shape": "single-binary or multi-shader",
         "formats": "accepted payload formats (list)",
+        "has_runtime": "whether the package declares a runtime DSO (runtime_srcs)",
     },
 )
 
@@ -95,6 +111,7 @@ def _backend_identity_impl(ctx):
         device_type = DLPACK_DEVICE_TYPES[ctx.attr.device_type],
         payload_shape = ctx.attr.payload_shape,
         formats = ctx.attr.formats,
+        has_runtime = ctx.attr.has_runtime,
     )]
 
 _backend_identity = rule(
@@ -104,6 +121,7 @@ _backend_identity = rule(
         "device_type": attr.string(mandatory = True, values = DLPACK_DEVICE_TYPES.keys()),
         "display_name": attr.string(mandatory = True),
         "formats": attr.string_list(mandatory = True),
+        "has_runtime": attr.bool(mandatory = True),
         "payload_shape": attr.string(mandatory = True, values = PAYLOAD_SHAPES.keys()),
     },
 )
@@ -121,8 +139,10 @@ def modrt_backend(
         runtime_srcs = None,
         runtime_deps = [],
         runtime_compatible_with = []):
-    """Declares backend `name`'s identity, and defines :runtime (when it has
-    sources), :fallback, :hook and :identity.
+    """Declares backend `name`'s identity and defines its standard targets.
+
+    The targets: :runtime (when it has sources), :fallback, :hook and
+    :identity.
 
     The identity is written here once; the core registry (through the
     fallback and the runtime DSO), the Python selection data and the fallback
@@ -147,6 +167,7 @@ def modrt_backend(
         device_type = device_type,
         payload_shape = payload_shape,
         formats = formats,
+        has_runtime = runtime_srcs != None,
         visibility = ["//python:__pkg__"],
     )
     identity_fields = ", ".join([
@@ -211,6 +232,19 @@ def modrt_backend(
         visibility = ["//visibility:public"],
     )
     if runtime_srcs == None:
+        # No runtime DSO: never selected, whatever the flag says, so
+        # selected_runtimes() and the fuzz targets never pick :runtime.
+        native.alias(
+            name = "runtime_selected",
+            actual = "//backends:never",
+            visibility = ["//backends:__pkg__"],
+        )
+        native.filegroup(
+            name = "runtime",
+            srcs = [],
+            target_compatible_with = ["@platforms//:incompatible"],
+            visibility = ["//visibility:public"],
+        )
         return
 
     # //backends:<name>_selected: the flag is on and the platform matches

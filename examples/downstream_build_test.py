@@ -15,8 +15,8 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -101,8 +101,13 @@ def test_downstream_module_builds_and_its_tests_pass(downstream):
 
 
 def test_internal_targets_are_not_visible_downstream(downstream):
-    internal = ["@modrt//core:runtime_objects", "@modrt//core:headers", "@modrt//core:compiler_objects",
-                "@modrt//backends:opencl_on", "@modrt//tests:support"]
+    internal = [
+        "@modrt//core:runtime_objects",
+        "@modrt//core:headers",
+        "@modrt//core:compiler_objects",
+        "@modrt//backends:opencl_on",
+        "@modrt//tests:support",
+    ]
     build = "".join(f'filegroup(name = "uses_{i}", srcs = ["{label}"])\n' for i, label in enumerate(internal))
     with probe_package(downstream, "visibility_probe", build):
         proc = downstream("build", "--keep_going", "--nobuild", "//visibility_probe:all")
@@ -123,8 +128,11 @@ def test_public_targets_are_exactly_those_documented(downstream):
     proc = downstream("query", "visible(//:downstream_test, kind(rule, @modrt//...))", "--output=label")
     assert proc.returncode == 0, log(proc)
     # Labels print as @modrt//... or, canonically, @@modrt~//...
-    public = {re.sub(r"^@@?modrt~?//", "@modrt//", line)
-              for line in proc.stdout.splitlines() if re.fullmatch(r"@@?modrt~?//\S+", line)}
+    public = {
+        re.sub(r"^@@?modrt~?//", "@modrt//", line)
+        for line in proc.stdout.splitlines()
+        if re.fullmatch(r"@@?modrt~?//\S+", line)
+    }
     documented = documented_public_targets()
     assert documented, f"no public-target table found in {DOCS}"
     undocumented = sorted(t for t in public if not any(re.fullmatch(p, t) for p in documented.values()))

@@ -37,7 +37,10 @@ def main() -> int:
         dev = modrt.device(kind)
         if module.is_fallback or not dev.exist:
             reason = dev.unavailable_reason or "runtime not loaded"
-            print(f"{kind:8s} compiled ({len(module.save_to_bytes())} bytes, fallback={module.is_fallback}); not run: {reason}")
+            print(
+                f"{kind:8s} compiled ({len(module.save_to_bytes())} bytes, "
+                f"fallback={module.is_fallback}); not run: {reason}"
+            )
             continue
         c = modrt.empty((n,), "float32", dev)
         module["vadd"](modrt.tensor(a, dev), modrt.tensor(b, dev), c, n, *launch)

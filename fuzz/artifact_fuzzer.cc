@@ -29,9 +29,10 @@ void LoadSelectedRuntimes() {
     std::stringstream paths(MODRT_FUZZ_PLUGINS);
     std::string path;
     while (std::getline(paths, path, ':')) {
-      struct stat st {};
+      struct stat st{};
       if (path.empty() || stat(path.c_str(), &st) != 0) continue;
-      if (ModrtLoadPlugin(path.c_str()) != 0) Finding("cannot load " + path + ": " + ModrtGetLastError());
+      if (ModrtLoadPlugin(path.c_str()) != 0)
+        Finding("cannot load " + path + ": " + ModrtGetLastError());
       std::fprintf(stderr, "modrt fuzz: loaded %s\n", path.c_str());
     }
     return true;
@@ -53,7 +54,8 @@ const std::set<std::string>& TrustedImages() {
       try {
         for (const ArtifactModule& m :
              ParseArtifact(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()).modules) {
-          if (m.kind == "so") out.insert(PayloadObj::Load(PayloadShape::kSingleBinary, m.bytes, "seed")->code);
+          if (m.kind == "so")
+            out.insert(PayloadObj::Load(PayloadShape::kSingleBinary, m.bytes, "seed")->code);
         }
       } catch (const Error&) {
       }
@@ -67,7 +69,8 @@ const std::set<std::string>& TrustedImages() {
 bool HostImagesTrusted(const Artifact& artifact) {
   for (const ArtifactModule& m : artifact.modules) {
     if (m.kind != "so") continue;
-    if (!TrustedImages().count(PayloadObj::Load(PayloadShape::kSingleBinary, m.bytes, "host")->code)) {
+    if (!TrustedImages().count(
+            PayloadObj::Load(PayloadShape::kSingleBinary, m.bytes, "host")->code)) {
       return false;
     }
   }
@@ -94,7 +97,9 @@ void ParseLoadAndReexport(std::string_view bytes) {
   Check(CountModules(root.get()) == artifact.modules.size(), "LoadArtifact lost or added modules");
   const std::string again = SaveArtifact(root.get());
   Artifact reparsed;
-  if (Rejects([&] { reparsed = ParseArtifact(reinterpret_cast<const uint8_t*>(again.data()), again.size()); })) {
+  if (Rejects([&] {
+        reparsed = ParseArtifact(reinterpret_cast<const uint8_t*>(again.data()), again.size());
+      })) {
     Finding("a loaded artifact re-exports to bytes that do not parse");
   }
   Check(reparsed.modules.size() == artifact.modules.size(), "re-export changed the module count");

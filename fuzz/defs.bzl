@@ -1,7 +1,7 @@
 """libFuzzer targets that are plain replay programs outside --config=fuzz."""
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
-load("//backends:defs.bzl", "BACKENDS", "RUNTIME_BACKENDS", "runtime_selected")
+load("//backends:defs.bzl", "BACKENDS", "runtime_selected")
 load("//tools:build_defs.bzl", "MODRT_COPTS")
 
 # Every module kind with a `module.load_from_bytes.<kind>` loader: the host
@@ -52,12 +52,15 @@ def modrt_fuzz_target(name, srcs, local_defines = [], data = [], deps = []):
     )
 
 def modrt_loader_fuzz_targets():
-    """One fuzz target per module kind, each loading that kind's runtime DSO
-    when this build selects it."""
+    """One fuzz target per module kind.
+
+    Each loads that kind's runtime DSO when this build selects it (never for
+    a backend that declares none).
+    """
     for kind in LOADER_KINDS:
         plugin = ""
         data = [":seeds"]
-        if kind in RUNTIME_BACKENDS:
+        if kind in BACKENDS:
             plugin = "backends/%s/libmodrt_runtime_%s.so" % (kind, kind)
             data += select({
                 runtime_selected(kind): ["//backends/%s:runtime" % kind],
@@ -75,10 +78,14 @@ def modrt_loader_fuzz_targets():
         )
 
 def modrt_artifact_fuzz_target(name):
-    """The artifact container's fuzz target, with every runtime DSO this build selects."""
-    plugins = ["backends/%s/libmodrt_runtime_%s.so" % (b, b) for b in RUNTIME_BACKENDS]
+    """The artifact container's fuzz target, with every runtime DSO this build selects.
+
+    Args:
+      name: the target name.
+    """
+    plugins = ["backends/%s/libmodrt_runtime_%s.so" % (b, b) for b in BACKENDS]
     data = [":seeds"]
-    for b in RUNTIME_BACKENDS:
+    for b in BACKENDS:
         data += select({
             runtime_selected(b): ["//backends/%s:runtime" % b],
             "//conditions:default": [],

@@ -37,11 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   modrt::BackendInfo info;
   if (Rejects([&] { info = modrt::BackendInfoFromIdentity(identity); })) return 0;
   Check(identity.struct_size >= MODRT_BACKEND_IDENTITY_MIN_SIZE, "accepted a too small identity");
-  Check(info.shape == modrt::PayloadShape::kSingleBinary || info.shape == modrt::PayloadShape::kMultiShader,
+  Check(info.shape == modrt::PayloadShape::kSingleBinary ||
+            info.shape == modrt::PayloadShape::kMultiShader,
         "accepted an unknown payload shape");
   std::string joined;
   for (const std::string& f : info.fmts) {
-    Check(!f.empty() && f.find(',') == std::string::npos, "a format '" + f + "' that is empty or has a comma");
+    Check(!f.empty() && f.find(',') == std::string::npos,
+          "a format '" + f + "' that is empty or has a comma");
     joined += (joined.empty() ? "" : ",") + f;
   }
   std::string expected;
@@ -50,6 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     expected += c;
   }
   if (!expected.empty() && expected.back() == ',') expected.pop_back();
-  Check(joined == expected, "formats '" + std::string(identity.formats) + "' came back as '" + joined + "'");
+  Check(joined == expected,
+        "formats '" + std::string(identity.formats) + "' came back as '" + joined + "'");
   return 0;
 }

@@ -54,7 +54,8 @@ const std::vector<std::string>& TrustedImages() {
 // The bytes with their image swapped for a trusted one (picked by the
 // image's size, so mutations still choose among them).
 std::string WithTrustedImage(std::string_view bytes) {
-  Ref<PayloadObj> payload = PayloadObj::Load(PayloadShape::kSingleBinary, bytes, kKind + " module bytes");
+  Ref<PayloadObj> payload =
+      PayloadObj::Load(PayloadShape::kSingleBinary, bytes, kKind + " module bytes");
   const std::vector<std::string>& images = TrustedImages();
   Check(!images.empty(), std::string("no trusted images in ") + MODRT_FUZZ_SEEDS);
   for (const std::string& image : images) {
@@ -65,7 +66,7 @@ std::string WithTrustedImage(std::string_view bytes) {
 }
 
 bool Exists(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   return !path.empty() && stat(path.c_str(), &st) == 0;
 }
 

@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   DLDataType dtype;
   if (!Rejects([&] { dtype = modrt::ParseDType(text); })) {
     const std::string name = modrt::DTypeToString(dtype);
-    Check(modrt::operator==(modrt::ParseDType(name), dtype), "dtype '" + name + "' does not round-trip");
+    Check(modrt::operator==(modrt::ParseDType(name), dtype),
+          "dtype '" + name + "' does not round-trip");
   }
   return 0;
 }

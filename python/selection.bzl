@@ -30,8 +30,12 @@ def _modrt_selection_impl(ctx):
         path = selected.get(backend)
         lines.append("    %r: %s," % (backend, repr(path) if path else "None"))
     lines.append("}")
-    lines.append("# Backends that have a runtime DSO in this repository (and a flag).")
-    lines.append("HAS_RUNTIME = %r" % (tuple(ctx.attr.runtime_backends),))
+    lines.append("# Backends whose modrt_backend() declares a runtime DSO.")
+    lines.append("HAS_RUNTIME = %r" % (tuple([
+        t[BackendIdentityInfo].name
+        for t in ctx.attr.identities
+        if t[BackendIdentityInfo].has_runtime
+    ]),))
     lines.append("# Backends whose --//backends:<x> flag is on (selected or not on this platform).")
     lines.append("FLAGS_ON = %r" % (tuple(ctx.attr.flags_on),))
     lines.append("# Each in-tree backend's identity, as backends/<x>/BUILD.bazel declares it.")
@@ -61,7 +65,6 @@ modrt_selection = rule(
         "flags_on": attr.string_list(),
         "identities": attr.label_list(providers = [BackendIdentityInfo]),
         "out": attr.output(mandatory = True),
-        "runtime_backends": attr.string_list(mandatory = True),
         "runtimes": attr.label_list(),
     },
 )

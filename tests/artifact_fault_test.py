@@ -53,13 +53,20 @@ def sections(data: bytes) -> list[tuple[str, int, int]]:
 
 
 def rebuild(manifest: bytes, modules: list[bytes]) -> bytes:
-    return (MAGIC + struct.pack("<H", 1) + field(manifest) + field(hashlib.sha256(manifest).digest())
-            + b"".join(field(m) for m in modules))
+    return (
+        MAGIC
+        + struct.pack("<H", 1)
+        + field(manifest)
+        + field(hashlib.sha256(manifest).digest())
+        + b"".join(field(m) for m in modules)
+    )
 
 
 def parts(data: bytes) -> tuple[bytes, list[bytes]]:
     secs = {name: data[a:b] for name, a, b in sections(data)}
-    modules = [secs[f"module {i}"] for i in range(sum(1 for n in secs if n.startswith("module ") and "length" not in n))]
+    modules = [
+        secs[f"module {i}"] for i in range(sum(1 for n in secs if n.startswith("module ") and "length" not in n))
+    ]
     return secs["manifest"], modules
 
 
@@ -68,7 +75,8 @@ def still_works() -> None:
     x = modrt.tensor(np.zeros(4, dtype="int32"))
     m["inc"](x, 4)
     assert list(x.numpy()) == [1, 1, 1, 1]
-    assert modrt.compile("@compute @workgroup_size(1) fn one() {}", "webgpu", ["one()"]).is_fallback
+    webgpu = modrt.compile("@compute @workgroup_size(1) fn one() {}", "webgpu", ["one()"])
+    assert webgpu.is_fallback != modrt.backend.runtime_status("webgpu").loaded  # real where its runtime is
 
 
 def test_truncated_at_every_section_boundary(good: bytes) -> None:
@@ -96,13 +104,32 @@ def test_a_bit_flipped_anywhere_is_refused(good: bytes) -> None:
         with pytest.raises(ValueError) as e:
             artifact.load_from_bytes(bytes(bad))
         message = str(e.value)
-        cause = next((c for c in ("not a modrt artifact", "format version", "truncated", "trailing bytes",
-                                  "manifest's SHA-256 does not match", "SHA-256 mismatch", "SHA-256 digest is 32",
-                                  "claims", "the manifest says") if c in message), None)
+        cause = next(
+            (
+                c
+                for c in (
+                    "not a modrt artifact",
+                    "format version",
+                    "truncated",
+                    "trailing bytes",
+                    "manifest's SHA-256 does not match",
+                    "SHA-256 mismatch",
+                    "SHA-256 digest is 32",
+                    "claims",
+                    "the manifest says",
+                )
+                if c in message
+            ),
+            None,
+        )
         assert cause, (at, message)
         causes[cause] = causes.get(cause, 0) + 1
-    assert {"not a modrt artifact", "format version", "manifest's SHA-256 does not match",
-            "SHA-256 mismatch"} <= causes.keys(), causes
+    assert {
+        "not a modrt artifact",
+        "format version",
+        "manifest's SHA-256 does not match",
+        "SHA-256 mismatch",
+    } <= causes.keys(), causes
     still_works()
 
 
@@ -114,8 +141,11 @@ def test_kind_unknown_is_refused_naming_the_kind(good: bytes) -> None:
     # The manifest reads (an out-of-tree kind may be anything); loading names
     # the module and the kind nothing here can load.
     assert [m.kind for m in artifact.manifest_from_bytes(bad).modules] == ["so", "quantum"]
-    with pytest.raises(ValueError, match=r"module 1 \(quantum\): cannot load a module of kind 'quantum': "
-                                         r"no loader 'module.load_from_bytes.quantum' is registered"):
+    with pytest.raises(
+        ValueError,
+        match=r"module 1 \(quantum\): cannot load a module of kind 'quantum': "
+        r"no loader 'module.load_from_bytes.quantum' is registered",
+    ):
         artifact.load_from_bytes(bad)
     still_works()
 
@@ -128,7 +158,8 @@ def test_fmt_unknown_for_its_kind_is_refused(good: bytes) -> None:
     new = old.replace(field(b"cl"), field(b"spirv"), 1)
     assert new != old
     rewritten = manifest.replace(field(b"cl"), field(b"spirv"), 1).replace(
-        u64(len(old)) + field(hashlib.sha256(old).digest()), u64(len(new)) + field(hashlib.sha256(new).digest()))
+        u64(len(old)) + field(hashlib.sha256(old).digest()), u64(len(new)) + field(hashlib.sha256(new).digest())
+    )
     bad = rebuild(rewritten, [modules[0], new])
     expected = r"module 1 \(opencl\): unknown OpenCL format 'spirv' \(known: cl, xclbin, awsxclbin, aocx\)"
     with pytest.raises(ValueError, match=expected):

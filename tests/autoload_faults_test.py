@@ -22,7 +22,8 @@ import numpy as np, modrt
 m = modrt.compile("void one(int* x) { x[0] = 1; }", "cpu", ["one(int32*)"])
 t = modrt.empty((1,), "int32"); m["one"](t)
 assert t.numpy()[0] == 1
-assert modrt.compile("@compute @workgroup_size(1) fn one() {}", "webgpu", ["one()"]).is_fallback
+w = modrt.compile("@compute @workgroup_size(1) fn one() {}", "webgpu", ["one()"])
+assert w.kind == "webgpu" and w.is_fallback != modrt.backend.runtime_status("webgpu").loaded
 print("opencl loaded:", modrt.backend.runtime_status("opencl").loaded)
 print("opencl reason:", modrt.backend.runtime_status("opencl").reason)
 """
@@ -40,20 +41,43 @@ def run_with_opencl_dso(tmp_path, data: bytes):
     [
         ("empty", b"", "is empty"),
         ("garbage", b"this is not an ELF object\n" * 64, "not an ELF file"),
-        ("next major", (PLUGINS / "next_major_plugin.so").read_bytes(),
-         r"built for modrt plugin ABI 2\.0, but this libmodrt_runtime\.so implements plugin ABI 1\.\d+"),
-        ("unresolved symbol", (PLUGINS / "unresolved_symbol_plugin.so").read_bytes(),
-         "undefined symbol: modrt_test_symbol_that_nothing_defines"),
-        ("no entry point", (PLUGINS / "no_entry_point_plugin.so").read_bytes(),
-         "is not a modrt plugin: it does not export modrt_plugin_init"),
+        (
+            "next major",
+            (PLUGINS / "next_major_plugin.so").read_bytes(),
+            r"built for modrt plugin ABI 2\.0, but this libmodrt_runtime\.so implements plugin ABI 1\.\d+",
+        ),
+        (
+            "unresolved symbol",
+            (PLUGINS / "unresolved_symbol_plugin.so").read_bytes(),
+            "undefined symbol: modrt_test_symbol_that_nothing_defines",
+        ),
+        (
+            "no entry point",
+            (PLUGINS / "no_entry_point_plugin.so").read_bytes(),
+            "is not a modrt plugin: it does not export modrt_plugin_init",
+        ),
         ("null table", (PLUGINS / "null_table_plugin.so").read_bytes(), "returned no plugin table"),
-        ("small table", (PLUGINS / "small_table_plugin.so").read_bytes(),
-         r"its plugin table is \d+ bytes, smaller than plugin ABI 1\.0's \d+"),
-        ("null register", (PLUGINS / "null_register_plugin.so").read_bytes(),
-         "its plugin table has no register_plugin function"),
+        (
+            "small table",
+            (PLUGINS / "small_table_plugin.so").read_bytes(),
+            r"its plugin table is \d+ bytes, smaller than plugin ABI 1\.0's \d+",
+        ),
+        (
+            "null register",
+            (PLUGINS / "null_register_plugin.so").read_bytes(),
+            "its plugin table has no register_plugin function",
+        ),
     ],
-    ids=["empty", "garbage", "next-major", "unresolved-symbol", "no-entry-point", "null-table", "small-table",
-         "null-register"],
+    ids=[
+        "empty",
+        "garbage",
+        "next-major",
+        "unresolved-symbol",
+        "no-entry-point",
+        "null-table",
+        "small-table",
+        "null-register",
+    ],
 )
 def test_broken_runtime_dso_warns_and_import_survives(tmp_path, name, data, reason):
     proc, path = run_with_opencl_dso(tmp_path, data)

@@ -11,19 +11,18 @@ import numpy as np
 import pytest
 
 import modrt
+import modrt_testing
 from modrt_cli import demo
 from modrt_testing import copy_tree, run_python
 
 BINARY = Path(os.environ["TEST_SRCDIR"], "_main", "tools", "modrt")
-COMMANDS = ["info", "compile", "inspect", "run", "demo", "doctor"]
-C_SOURCE = "void vadd(const float* a, const float* b, float* c, int n) { for (int i = 0; i < n; ++i) c[i] = a[i] + b[i]; }\n"
+COMMANDS = ["info", "compile", "inspect", "run", "demo", "doctor", "keygen", "sign"]
+C_SOURCE = (
+    "void vadd(const float* a, const float* b, float* c, int n) { for (int i = 0; i < n; ++i) c[i] = a[i] + b[i]; }\n"
+)
 C_SIGNATURE = "vadd(float32*, float32*, float32*, int32)"
-CL_SOURCE = """
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-  int i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}"""
-CL_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+CL_SOURCE = modrt_testing.VADD_CL
+CL_SIGNATURE = modrt_testing.VADD_CL_SIGNATURE
 
 
 def opencl_loaded() -> bool:
@@ -32,7 +31,11 @@ def opencl_loaded() -> bool:
 
 def modrt_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(BINARY), *args], capture_output=True, text=True, cwd=cwd, timeout=600,
+        [str(BINARY), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
         env={**os.environ, **(env or {})},
     )
 
@@ -86,6 +89,39 @@ def test_info_reports_every_backend_with_reasons() -> None:
     assert "why not" in text.stdout
 
 
+def squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_info_fits_100_columns_and_verbose_shows_every_reason_in_full() -> None:
+    reasons = [r["reason"] for r in json.loads(modrt_cli("info", "--json").stdout) if r["reason"]]
+    assert reasons
+    short, full = modrt_cli("info"), modrt_cli("info", "--verbose")
+    assert short.returncode == 0 and full.returncode == 0, short.stderr + full.stderr
+    for proc in (short, full):
+        assert max(len(line) for line in proc.stdout.splitlines()) <= 100, proc.stdout
+    for reason in reasons:
+        assert squeeze(reason) in squeeze(full.stdout), reason
+    if any(len(r) > 60 for r in reasons):  # too long for its column: shortened, and said so
+        assert "..." in short.stdout and "--verbose prints them in full" in short.stdout
+    assert "--verbose prints them" not in full.stdout
+
+
+def test_fitted_table_shortens_or_wraps_long_cells() -> None:
+    from modrt_cli import _common
+
+    reason = "runtime not selected: " + " ".join(f"word{i}" for i in range(60)) + " /a/very/long/path/" + "x" * 120
+    rows = [["cuda", "fallback", reason], ["cpu", "real", "-"]]
+    short, shortened = _common.fitted_table(["target", "module", "result"], rows, flexible=(2,))
+    assert shortened and len(short.splitlines()) == 4
+    assert max(map(len, short.splitlines())) == 100 and short.splitlines()[2].endswith("...")
+    full, shortened = _common.fitted_table(["target", "module", "result"], rows, flexible=(2,), verbose=True)
+    assert not shortened and len(full.splitlines()) > 4
+    assert max(map(len, full.splitlines())) <= 100
+    assert squeeze(reason) in squeeze(full)
+    assert full.splitlines()[-1].split() == ["cpu", "real", "-"]  # rows stay whole, in order
+
+
 def test_compile_writes_an_artifact_and_says_real_or_fallback(tmp_path: Path, c_file: Path) -> None:
     proc = modrt_cli("compile", "--target=cpu", f"--function={C_SIGNATURE}", str(c_file))
     assert proc.returncode == 0, proc.stderr
@@ -95,11 +131,19 @@ def test_compile_writes_an_artifact_and_says_real_or_fallback(tmp_path: Path, c_
 
     cl = tmp_path / "vadd.cl"
     cl.write_text(CL_SOURCE)
-    proc = modrt_cli("compile", "--target=opencl", f"--function={CL_SIGNATURE}", f"--output={tmp_path / 'k.modrt'}", str(cl))
+    proc = modrt_cli(
+        "compile", "--target=opencl", f"--function={CL_SIGNATURE}", f"--output={tmp_path / 'k.modrt'}", str(cl)
+    )
     assert proc.returncode == 0, proc.stderr
     assert ("real (runtime loaded here)" in proc.stdout) == opencl_loaded()
-    forced = modrt_cli("compile", "--target=opencl", "--force_fallback", f"--function={CL_SIGNATURE}",
-                       f"--output={tmp_path / 'f.modrt'}", str(cl))
+    forced = modrt_cli(
+        "compile",
+        "--target=opencl",
+        "--force_fallback",
+        f"--function={CL_SIGNATURE}",
+        f"--output={tmp_path / 'f.modrt'}",
+        str(cl),
+    )
     assert forced.returncode == 0, forced.stderr
     assert "fallback (MODRT_COMPILE_FORCE_FALLBACK=1)" in forced.stdout
     assert (tmp_path / "f.modrt").read_bytes() == (tmp_path / "k.modrt").read_bytes()
@@ -148,7 +192,7 @@ def test_inspect_needs_no_runtime(tmp_path: Path) -> None:
     drop = (modrt._selection.COMPILER,) + tuple(p for p in modrt._selection.RUNTIMES.values() if p)
     tree = copy_tree(tmp_path / "tree", drop=drop)
     assert run_python("import modrt", tree=tree).returncode != 0
-    code = "import sys; sys.argv = ['modrt', 'inspect', %r]; import modrt_cli; modrt_cli.run()" % str(path)
+    code = f"import sys; sys.argv = ['modrt', 'inspect', {str(path)!r}]; import modrt_cli; modrt_cli.run()"
     proc = run_python(code, tree=tree)
     assert proc.returncode == 0, proc.stderr
     assert "opencl" in proc.stdout and CL_SIGNATURE in proc.stdout
@@ -160,7 +204,9 @@ def test_run_with_npy_inputs_saves_outputs(tmp_path: Path, c_file: Path) -> None
     b = np.full(10, 0.5, dtype="float32")
     np.save(tmp_path / "a.npy", a)
     np.save(tmp_path / "b.npy", b)
-    proc = modrt_cli("run", "--function=vadd", "--save=out", "vadd.modrt", "--", "a.npy", "b.npy", "10", "10", cwd=tmp_path)
+    proc = modrt_cli(
+        "run", "--function=vadd", "--save=out", "vadd.modrt", "--", "a.npy", "b.npy", "10", "10", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     assert "arg 2: float32[10] saved to out/arg2.npy" in proc.stdout
     np.testing.assert_array_equal(np.load(tmp_path / "out" / "arg2.npy"), a + b)
@@ -168,8 +214,21 @@ def test_run_with_npy_inputs_saves_outputs(tmp_path: Path, c_file: Path) -> None
 
 def test_run_with_random_inputs_and_timing(tmp_path: Path, c_file: Path) -> None:
     assert modrt_cli("compile", "--target=cpu", f"--function={C_SIGNATURE}", str(c_file)).returncode == 0
-    proc = modrt_cli("run", "--function=vadd", "--outputs=0,1,2", "--save=out", "--time", "--repeat=3",
-                     "vadd.modrt", "--", "256", "256", "256", "256", cwd=tmp_path)
+    proc = modrt_cli(
+        "run",
+        "--function=vadd",
+        "--outputs=0,1,2",
+        "--save=out",
+        "--time",
+        "--repeat=3",
+        "vadd.modrt",
+        "--",
+        "256",
+        "256",
+        "256",
+        "256",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "vadd on cpu(0): 3 calls" in proc.stdout
     a, b, c = (np.load(tmp_path / "out" / f"arg{i}.npy") for i in range(3))
@@ -181,8 +240,21 @@ def test_run_with_random_inputs_and_timing(tmp_path: Path, c_file: Path) -> None
 def test_run_on_opencl_where_it_exists(tmp_path: Path) -> None:
     path = tmp_path / "k.modrt"
     modrt.compile(CL_SOURCE, "opencl", [CL_SIGNATURE]).export(path)
-    proc = modrt_cli("run", "--function=vadd", "--outputs=0,1,2", "--save=out", str(path), "--",
-                     "128", "128", "128", "128", "2", "64", cwd=tmp_path)
+    proc = modrt_cli(
+        "run",
+        "--function=vadd",
+        "--outputs=0,1,2",
+        "--save=out",
+        str(path),
+        "--",
+        "128",
+        "128",
+        "128",
+        "128",
+        "2",
+        "64",
+        cwd=tmp_path,
+    )
     if opencl_loaded():
         assert proc.returncode == 0, proc.stderr
         a, b, c = (np.load(tmp_path / "out" / f"arg{i}.npy") for i in range(3))
@@ -205,8 +277,11 @@ def test_run_refuses_bad_arguments(tmp_path: Path, c_file: Path) -> None:
 def test_demo_runs_every_real_module_and_lists_every_backend(tmp_path: Path) -> None:
     proc = modrt_cli("demo", f"--keep={tmp_path}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rows = {line.split()[0]: line for line in proc.stdout.splitlines()[2:] if line and line.split()[0] in
-            ["cpu"] + modrt.backend.in_tree()}
+    rows = {
+        line.split()[0]: line
+        for line in proc.stdout.splitlines()[2:]
+        if line and line.split()[0] in ["cpu"] + modrt.backend.in_tree()
+    }
     assert sorted(rows) == sorted(["cpu"] + modrt.backend.in_tree())
     assert "real" in rows["cpu"] and "matches numpy" in rows["cpu"]
     if opencl_loaded():
@@ -214,6 +289,11 @@ def test_demo_runs_every_real_module_and_lists_every_backend(tmp_path: Path) -> 
     for name in modrt.backend.in_tree():
         if not modrt.backend.runtime_status(name).loaded:
             assert rows[name].split()[1] == "fallback" and "refused" in rows[name]
+        elif modrt.device(name).exist:  # e.g. vulkan and webgpu on lavapipe
+            assert rows[name].split()[1] == "real" and "matches numpy" in rows[name], rows[name]
+    # the table fits 100 columns; unchecked sources are said under it
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 100
+    assert "metal: Metal Shading Language source is not checked at compile time" in proc.stdout
     # the exported files are real artifacts; the progress went to stderr
     assert modrt.artifact.read_manifest(tmp_path / "cpu.modrt").modules[0].kind == "so"
     assert "[compile 1/" in proc.stderr and "[load 1/" in proc.stderr
@@ -221,13 +301,27 @@ def test_demo_runs_every_real_module_and_lists_every_backend(tmp_path: Path) -> 
 
 def test_demo_fails_on_a_wrong_or_unloadable_real_result() -> None:
     rows = {
-        "cpu": {"target": "cpu", "module": "real", "artifact": "so", "path": "x", "loaded": True,
-                "runs": [{"device": "cpu(0)", "ok": False, "max_error": 1.0}]},
+        "cpu": {
+            "target": "cpu",
+            "module": "real",
+            "artifact": "so",
+            "path": "x",
+            "loaded": True,
+            "runs": [{"device": "cpu(0)", "ok": False, "max_error": 1.0}],
+        },
     }
     lines, all_right = demo.table_rows(modrt, rows)
     assert not all_right and "WRONG" in lines[0][-1]
-    rows = {"opencl": {"target": "opencl", "module": "real", "artifact": "cl", "path": "x", "loaded": False,
-                       "load_error": "boom"}}
+    rows = {
+        "opencl": {
+            "target": "opencl",
+            "module": "real",
+            "artifact": "cl",
+            "path": "x",
+            "loaded": False,
+            "load_error": "boom",
+        }
+    }
     lines, all_right = demo.table_rows(modrt, rows)
     assert not all_right and lines[0][3] == "FAILED"
 

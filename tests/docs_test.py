@@ -24,10 +24,14 @@ PYTHON_COMMAND = re.compile(r"^tools/bazel run (?:--config=(\S+) )?//tools:pytho
 COVERED_ELSEWHERE = {
     "tools/bazel test //... --config=all-runtimes": ".ci/run runs the suite with the runtimes off and on",
     "tools/bazel test //examples/out_of_tree:all": "//examples/out_of_tree:out_of_tree_test, part of //...",
-    "tools/bazel build --config=cpu-runtimes //python:wheel": "tests/wheel_test.py installs the wheel it builds",
-    "python3 -m venv --system-site-packages /opt/modrt": "tests/wheel_test.py (in a temporary directory)",
-    "/opt/modrt/bin/python -m pip install bazel-bin/python/modrt-0.1.0-cp314-cp314-linux_x86_64.whl": "tests/wheel_test.py",
+    "tools/bazel build //python:wheels": "tests/wheel_test.py installs the wheels it builds",
+    "python3 -m venv /opt/modrt": "tests/wheel_test.py (in a temporary directory)",
+    "/opt/modrt/bin/pip install numpy absl-py": "tools/wheel_smoke.sh, run by .ci/run on the host's python3",
+    (
+        "/opt/modrt/bin/pip install --no-index --find-links bazel-bin/python/wheels modrt modrt-opencl modrt-vulkan"
+    ): "tests/wheel_test.py; tools/wheel_smoke.sh",
     "/opt/modrt/bin/modrt info": "tests/wheel_test.py",
+    "/opt/modrt/bin/modrt demo": "tests/wheel_test.py; tools/wheel_smoke.sh",
 }
 
 
@@ -63,8 +67,13 @@ def test_every_shell_command_runs_or_is_covered(doc: str, tmp_path: Path) -> Non
         python_match = PYTHON_COMMAND.match(command)
         if modrt_match:
             config, args = modrt_match.groups()
-            proc = subprocess.run([str(ROOT / "tools" / "modrt"), *shlex.split(args)], cwd=ROOT,
-                                  capture_output=True, text=True, timeout=600)
+            proc = subprocess.run(
+                [str(ROOT / "tools" / "modrt"), *shlex.split(args)],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             check(proc, config, command)
         elif python_match:
             config, script = python_match.groups()
@@ -84,7 +93,7 @@ def test_every_python_block_runs(doc: str, tmp_path: Path) -> None:
 def test_documented_wheel_name_is_the_built_one() -> None:
     (wheel,) = (ROOT / "python").glob("modrt-*.whl")
     if platform.machine() == "x86_64":
-        assert f"bazel-bin/python/{wheel.name}" in (ROOT / "README.md").read_text()
+        assert f"`{wheel.name}`" in (ROOT / "README.md").read_text()
 
 
 def test_the_readme_has_its_commands_and_blocks() -> None:
@@ -93,5 +102,5 @@ def test_the_readme_has_its_commands_and_blocks() -> None:
         "tools/bazel run --config=all-runtimes //tools:modrt -- demo",
         "tools/bazel test //... --config=all-runtimes",
     ]
-    assert len(blocks("README.md", "python")) == 2
+    assert len(blocks("README.md", "python")) == 4
     assert any(c.startswith("tools/bazel test") for c in commands("docs/BACKEND_GUIDE.md"))

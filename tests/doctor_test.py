@@ -35,7 +35,7 @@ def test_the_build_as_it_is_passes_and_every_dso_is_checked():
     assert report["ok"]
     checked = {Path(p).name for p in states(report)["ok"]}
     sel = modrt._ffi._selection
-    expected = {Path(sel.CORE).name, Path(sel.COMPILER).name, Path(EXTRA).name, "_ffi_ext.so"}
+    expected = {Path(sel.CORE).name, Path(sel.COMPILER).name, Path(EXTRA).name, "_ffi_ext.abi3.so"}
     expected |= {Path(r).name for r in sel.RUNTIMES.values() if r}
     assert expected <= checked, checked
 
@@ -66,24 +66,24 @@ def record_digest(data: bytes) -> str:
 
 def test_an_installed_wheels_record_is_checked_too(tmp_path):
     """RECORD as a wheel install leaves it (beside the package directory)."""
-    ext = (ROOT / "python/modrt/_ffi_ext.so").read_bytes()
+    ext = (ROOT / "python/modrt/_ffi_ext.abi3.so").read_bytes()
     tree = modrt_testing.copy_tree(tmp_path / "tree")
-    info = tree / "python" / "modrt-0.1.0.dist-info"
+    info = tree / "python" / "modrt-1.0.0.dist-info"
     info.mkdir()
     (info / "RECORD").write_text(
-        f"modrt/_ffi_ext.so,{record_digest(ext)},{len(ext)}\n"
+        f"modrt/_ffi_ext.abi3.so,{record_digest(ext)},{len(ext)}\n"
         f"modrt/lib/libmodrt_runtime_gone.so,{record_digest(b'x')},1\n"
         f"modrt/lib/libmodrt_runtime_changed.so,{record_digest(b'as installed')},12\n"
-        "modrt-0.1.0.dist-info/RECORD,,\n"
+        "modrt-1.0.0.dist-info/RECORD,,\n"
     )
     (tree / "python/modrt/lib").mkdir(exist_ok=True)
     (tree / "python/modrt/lib/libmodrt_runtime_changed.so").write_bytes(b"changed since")
     proc, report = doctor(tree)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     rows = {(r["state"], Path(r["path"]).name, r["recorded_in"]) for r in report["files"]}
-    assert ("ok", "_ffi_ext.so", "modrt-0.1.0.dist-info/RECORD") in rows
-    assert ("missing", "libmodrt_runtime_gone.so", "modrt-0.1.0.dist-info/RECORD") in rows
-    assert ("modified", "libmodrt_runtime_changed.so", "modrt-0.1.0.dist-info/RECORD") in rows
+    assert ("ok", "_ffi_ext.abi3.so", "modrt-1.0.0.dist-info/RECORD") in rows
+    assert ("missing", "libmodrt_runtime_gone.so", "modrt-1.0.0.dist-info/RECORD") in rows
+    assert ("modified", "libmodrt_runtime_changed.so", "modrt-1.0.0.dist-info/RECORD") in rows
     # Listed in RECORD, so not "unexpected" in lib/.
     assert not any(r[0] == "unexpected" for r in rows), rows
 

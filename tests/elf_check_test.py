@@ -34,7 +34,7 @@ def extra_bytes() -> bytes:
 
 def load_segments(image: bytes) -> list[tuple[int, int, int]]:
     """(index, p_offset, p_filesz) of every PT_LOAD of a 64-bit little-endian ELF image."""
-    phoff, = struct.unpack_from("<Q", image, 0x20)
+    (phoff,) = struct.unpack_from("<Q", image, 0x20)
     phentsize, phnum = struct.unpack_from("<HH", image, 0x36)
     out = []
     for i in range(phnum):
@@ -78,8 +78,9 @@ def test_every_dso_modrt_ships_passes():
 def test_extra_dso_cut_short_is_refused_and_import_survives(tmp_path, where):
     image = extra_bytes()
     _, offset, filesz = load_segments(image)[-1]
-    cut = {"mid-file": len(image) // 2, "inside-the-last-segment": offset + filesz // 2,
-           "after-the-headers": 4096}[where]
+    cut = {"mid-file": len(image) // 2, "inside-the-last-segment": offset + filesz // 2, "after-the-headers": 4096}[
+        where
+    ]
     proc, path = import_with(tmp_path, EXTRA_DSO, image[:cut])
     assert proc.returncode == 0, proc.stderr  # was SIGBUS (-7) before the check
     assert "import survived" in proc.stdout
@@ -97,7 +98,8 @@ def test_runtime_dso_cut_short_is_refused(tmp_path):
     tree = modrt_testing.copy_tree(tmp_path / "tree", replace={rel: image[: len(image) * 3 // 4]})
     dso = modrt_testing.force_runtime_selected(tree, "opencl")
     proc = modrt_testing.run_python(
-        PROBE + "print('reason:', modrt.backend.runtime_status('opencl').reason)", tree=tree)
+        PROBE + "print('reason:', modrt.backend.runtime_status('opencl').reason)", tree=tree
+    )
     assert proc.returncode == 0, proc.stderr
     assert "import survived" in proc.stdout
     assert str(dso) in proc.stderr and "refused before dlopen: truncated" in proc.stderr, proc.stderr
@@ -106,8 +108,8 @@ def test_runtime_dso_cut_short_is_refused(tmp_path):
 
 def header_corruptions(image: bytes) -> dict[str, tuple[bytes, str]]:
     """Single-field corruptions of real header bytes, each with what the refusal must say."""
-    phoff, = struct.unpack_from("<Q", image, 0x20)
-    shoff, = struct.unpack_from("<Q", image, 0x28)
+    (phoff,) = struct.unpack_from("<Q", image, 0x20)
+    (shoff,) = struct.unpack_from("<Q", image, 0x28)
     first_load = load_segments(image)[0][0]
     ph = phoff + first_load * 56
     return {
@@ -123,8 +125,10 @@ def header_corruptions(image: bytes) -> dict[str, tuple[bytes, str]]:
     }
 
 
-@pytest.mark.parametrize("field", ["class", "machine", "phoff", "phentsize", "shoff", "shnum", "load-filesz",
-                                   "load-offset", "section-offset"])
+@pytest.mark.parametrize(
+    "field",
+    ["class", "machine", "phoff", "phentsize", "shoff", "shnum", "load-filesz", "load-offset", "section-offset"],
+)
 def test_corrupted_header_field_is_refused_naming_it(tmp_path, field):
     data, reason = header_corruptions(extra_bytes())[field]
     proc, path = import_with(tmp_path, EXTRA_DSO, data)
@@ -135,10 +139,10 @@ def test_corrupted_header_field_is_refused_naming_it(tmp_path, field):
 
 def test_dynamic_section_outside_its_segment_is_refused(tmp_path):
     image = extra_bytes()
-    phoff, = struct.unpack_from("<Q", image, 0x20)
-    phnum, = struct.unpack_from("<H", image, 0x38)
+    (phoff,) = struct.unpack_from("<Q", image, 0x20)
+    (phnum,) = struct.unpack_from("<H", image, 0x38)
     dyn = next(phoff + i * 56 for i in range(phnum) if struct.unpack_from("<I", image, phoff + i * 56)[0] == 2)
-    vaddr, = struct.unpack_from("<Q", image, dyn + 0x10)
+    (vaddr,) = struct.unpack_from("<Q", image, dyn + 0x10)
     path = tmp_path / "moved_dynamic.so"
     path.write_bytes(patched(image, dyn + 0x10, "<Q", vaddr + (1 << 32)))
     assert "dynamic section" in problem(path)
@@ -175,8 +179,8 @@ print("\\n".join(crashed))
 
 def test_every_header_byte_inverted_never_crashes(tmp_path):
     image = extra_bytes()
-    phoff, = struct.unpack_from("<Q", image, 0x20)
-    phnum, = struct.unpack_from("<H", image, 0x38)
+    (phoff,) = struct.unpack_from("<Q", image, 0x20)
+    (phnum,) = struct.unpack_from("<H", image, 0x38)
     paths = []
     for offset in list(range(64)) + list(range(phoff, phoff + phnum * 56)):
         path = tmp_path / f"flip_{offset}.so"
@@ -198,7 +202,7 @@ def test_damaged_host_module_image_is_refused():
     saved = host.save_to_bytes()
     image = host.inspect_source("so")
     start = saved.index(image)
-    cut = saved[:start - 8] + struct.pack("<Q", len(image) // 2) + image[: len(image) // 2]
+    cut = saved[: start - 8] + struct.pack("<Q", len(image) // 2) + image[: len(image) // 2]
     with pytest.raises(ValueError, match="host module: its shared object is damaged: truncated"):
         modrt.load_module_from_bytes("so", cut)
 
@@ -210,6 +214,7 @@ def test_damaged_compiler_is_an_import_error_naming_it(tmp_path):
     assert proc.returncode != 0
     assert "ImportError" in proc.stderr and str(path) in proc.stderr and "truncated" in proc.stderr, proc.stderr
     # Without the compiler modrt runs, and never touches the damaged file.
-    proc = modrt_testing.run_python("import modrt; print(modrt.cpu().exist)", tree=path.parents[1],
-                                    env={"MODRT_RUNTIME_ONLY": "1"})
+    proc = modrt_testing.run_python(
+        "import modrt; print(modrt.cpu().exist)", tree=path.parents[1], env={"MODRT_RUNTIME_ONLY": "1"}
+    )
     assert proc.returncode == 0 and "True" in proc.stdout, proc.stderr

@@ -15,7 +15,10 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer X { float x[]; };
 void main() { x[gl_GlobalInvocationID.x] *= 2.0; }
 """
-WGSL = "@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n@compute @workgroup_size(64) fn scale(@builtin(global_invocation_id) i: vec3<u32>) { x[i.x] *= 2.0; }"
+WGSL = (
+    "@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n"
+    "@compute @workgroup_size(64) fn scale(@builtin(global_invocation_id) i: vec3<u32>) { x[i.x] *= 2.0; }"
+)
 SIG = "scale(float32*, float32, int32; blockIdx.x, threadIdx.x)"
 NAMES = {"cuda": "CUDA", "metal": "Metal", "vulkan": "Vulkan", "hexagon": "Hexagon", "webgpu": "WebGPU"}
 
@@ -70,7 +73,11 @@ def test_vulkan_glsl_becomes_real_spirv():
 
 
 def test_bad_glsl_is_a_clear_error():
-    with pytest.raises(ValueError, match="GLSL of scale does not compile"):
+    with pytest.raises(
+        modrt.CompileError,
+        match=r"(?s)GLSL of scale \(<scale\.comp>\) does not compile.*"
+        r"<scale\.comp>:2: 'nope' : undeclared identifier",
+    ):
         modrt.compile("#version 450\nvoid main() { nope; }", "vulkan", [SIG])
 
 

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 import modrt
+import modrt_test_hooks
 from modrt import _ffi
+
+modrt_test_hooks.load()
 
 
 def call_back(fn, *args):

@@ -6,13 +6,22 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
 
 import modrt._ffi
 
+# One OpenCL kernel several tests compile: c = a + b over n floats.
+VADD_CL = """
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
+  int i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}"""
+VADD_CL_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
 
-def copy_tree(dest: Path, drop: tuple[str, ...] = (), replace: Optional[Mapping[str, bytes]] = None) -> Path:
+
+def copy_tree(dest: Path, drop: tuple[str, ...] = (), replace: Mapping[str, bytes] | None = None) -> Path:
     """Mirrors modrt's runfiles tree under `dest` with symlinks, then deletes
     the `drop` paths and writes `replace` contents (paths relative to the root)."""
     root = modrt._ffi.package_root()
@@ -43,8 +52,9 @@ def force_runtime_selected(tree: Path, name: str) -> Path:
     return tree / relative
 
 
-def run_python(code: str, tree: Optional[Path] = None, env: Optional[Mapping[str, str]] = None,
-               args: Sequence[str] = ()) -> subprocess.CompletedProcess:
+def run_python(
+    code: str, tree: Path | None = None, env: Mapping[str, str] | None = None, args: Sequence[str] = ()
+) -> subprocess.CompletedProcess:
     """Runs `code` in a fresh interpreter (`args` in its sys.argv[1:]); with
     `tree`, modrt comes from there."""
     full_env = dict(os.environ)
@@ -53,7 +63,9 @@ def run_python(code: str, tree: Optional[Path] = None, env: Optional[Mapping[str
         paths = [p.replace(root, str(tree), 1) for p in sys.path if p.startswith(root)]
         full_env["PYTHONPATH"] = os.pathsep.join(paths)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=full_env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=full_env, timeout=300
+    )
 
 
 def current_pythonpath() -> str:
@@ -79,3 +91,49 @@ def core_symbols_imported_by(path: str | os.PathLike[str]) -> set[str]:
     what a plugin would import from the core (none, under the C plugin ABI)."""
     core = modrt._ffi.find_library(modrt._ffi._selection.CORE)
     return dynamic_symbols(path, "--undefined-only") & dynamic_symbols(core, "--defined-only")
+
+
+def driver_probe(kind: str, extra: str = "") -> str:
+    """Python code for a fresh process: with warnings shown, it imports modrt,
+    prints whether device `kind` exists (`exist: ...`) and why not (`reason:
+    ...`), tries to allocate on it (`alloc: <error>`), runs `extra`, then
+    checks that the host backend still works (`host works`)."""
+    return f"""
+import warnings
+warnings.simplefilter("always")
+import numpy as np, modrt
+assert modrt.backend.runtime_status({kind!r}).loaded
+dev = modrt.device({kind!r})
+print("exist:", dev.exist)
+print("reason:", dev.unavailable_reason)
+try:
+    modrt.empty((1,), "int32", device=dev)
+except ValueError as e:
+    print("alloc:", e)
+{extra}
+h = modrt.compile("void one(int* x) {{ x[0] = 1; }}", "cpu", ["one(int32*)"])
+t = modrt.empty((1,), "int32"); h["one"](t)
+assert t.numpy()[0] == 1
+print("host works")
+"""
+
+
+def run_together(body: Callable[[int], None], threads: int = 16) -> None:
+    """Runs body(i) for i in range(threads) on that many threads released at
+    once; fails with every exception they raised."""
+    barrier = threading.Barrier(threads)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            body(i)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert not errors, errors

@@ -43,8 +43,19 @@ def run_scale(plugin: Path) -> str:
 def test_a_clang_libcxx_plugin_runs_in_the_gcc_libstdcxx_core(tmp_path):
     plugin = tmp_path / "libmodrt_runtime_scale.so"
     subprocess.run(
-        ["clang++", "-std=c++17", "-stdlib=libc++", "-shared", "-fPIC", "-fvisibility=hidden", "-O1",
-         f"-I{ROOT / 'core/include'}", str(SCALE_SOURCE), "-o", str(plugin)],
+        [
+            "clang++",
+            "-std=c++17",
+            "-stdlib=libc++",
+            "-shared",
+            "-fPIC",
+            "-fvisibility=hidden",
+            "-O1",
+            f"-I{ROOT / 'core/include'}",
+            str(SCALE_SOURCE),
+            "-o",
+            str(plugin),
+        ],
         check=True,
     )
     needed = modrt_testing.needed_libraries(plugin)

@@ -1,9 +1,20 @@
 """The global registry and errors, from both sides of the C ABI."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import modrt
+import modrt_test_hooks
+
+modrt_test_hooks.load()
+
+
+def test_test_hooks_are_not_in_the_production_core():
+    core = Path(modrt._ffi.find_library(modrt._ffi._selection.CORE))
+    assert b"testing.nop" not in core.read_bytes()
+    assert b"testing.nop" in Path(modrt._ffi.find_library("core/libmodrt_testing.so")).read_bytes()
 
 
 def test_cpp_function_called_from_python():

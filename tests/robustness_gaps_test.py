@@ -33,8 +33,9 @@ def test_a_function_without_its_shader_is_refused_at_creation(kind):
 
 @pytest.mark.parametrize("kind", sorted(MULTI_SHADER))
 def test_a_shader_without_its_function_is_refused_at_creation(kind):
-    payload = modrt.Payload.create("multi-shader", MULTI_SHADER[kind], SIGS[:1],
-                                   shaders={"f": b"shader f", "h": b"shader h"})
+    payload = modrt.Payload.create(
+        "multi-shader", MULTI_SHADER[kind], SIGS[:1], shaders={"f": b"shader f", "h": b"shader h"}
+    )
     with pytest.raises(ValueError, match="shader 'h' has no function signature in the payload"):
         create(kind, payload)
 
@@ -89,11 +90,17 @@ def write_hook(site: Path, name: str, body: str) -> None:
 
 
 def test_a_hooks_own_import_error_is_reported_as_itself(tmp_path):
-    write_hook(tmp_path, "brokenimport", """
+    write_hook(
+        tmp_path,
+        "brokenimport",
+        """
         import modrt_dependency_that_is_not_installed
         def register_backend(): pass
-    """)
-    proc = run_with_site(tmp_path, """
+    """,
+    )
+    proc = run_with_site(
+        tmp_path,
+        """
         import modrt
         try:
             modrt.backend.load("brokenimport")
@@ -103,7 +110,8 @@ def test_a_hooks_own_import_error_is_reported_as_itself(tmp_path):
             modrt.backend.load("no_such_backend_hook")
         except ImportError as e:
             print("missing:", e)
-    """)
+    """,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "ModuleNotFoundError modrt_dependency_that_is_not_installed |" in proc.stdout
     assert "no backend hook modrt.backend.brokenimport" not in proc.stdout
@@ -111,15 +119,21 @@ def test_a_hooks_own_import_error_is_reported_as_itself(tmp_path):
 
 
 def test_a_register_backend_that_raises_leaves_nothing_half_registered(tmp_path):
-    write_hook(tmp_path, "halfway", """
+    write_hook(
+        tmp_path,
+        "halfway",
+        """
         import modrt
         def register_backend():
             modrt.backend.register_codegen("halfway", lambda *a: None)
             modrt.target.register_device_target_detector("halfway", lambda dev: None)
             modrt.backend.register_codegen("opencl", lambda *a: None)  # replaces a real one
             raise RuntimeError("register_backend gave up halfway")
-    """)
-    proc = run_with_site(tmp_path, """
+    """,
+    )
+    proc = run_with_site(
+        tmp_path,
+        """
         import modrt
         try:
             modrt.backend.load("halfway")
@@ -134,9 +148,12 @@ def test_a_register_backend_that_raises_leaves_nothing_half_registered(tmp_path)
             modrt.target.detect_target_from_device("halfway")
         except ValueError as e:
             print("detector:", e)
-        m = modrt.compile("__kernel void k(__global int* x) { x[0] = 1; }", "opencl", ["k(int32*; blockIdx.x, threadIdx.x)"])
+        m = modrt.compile(
+            "__kernel void k(__global int* x) { x[0] = 1; }", "opencl", ["k(int32*; blockIdx.x, threadIdx.x)"]
+        )
         print("opencl codegen intact:", m.kind)
-    """)
+    """,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "raised: register_backend gave up halfway" in proc.stdout
     assert "loaded: False" in proc.stdout
@@ -146,14 +163,18 @@ def test_a_register_backend_that_raises_leaves_nothing_half_registered(tmp_path)
 
 
 def test_an_entry_point_that_raises_leaves_nothing_half_registered(tmp_path):
-    (tmp_path / "halfway_ep.py").write_text(textwrap.dedent("""
+    (tmp_path / "halfway_ep.py").write_text(
+        textwrap.dedent("""
         import modrt
         def register():
             modrt.backend.register_codegen("halfway_ep", lambda *a: None)
             raise RuntimeError("entry point gave up")
-    """))
+    """)
+    )
     write_dist_info(tmp_path, "halfway_ep", "halfway = halfway_ep:register\n")
-    proc = run_with_site(tmp_path, """
+    proc = run_with_site(
+        tmp_path,
+        """
         import warnings
         warnings.simplefilter("always")
         import modrt
@@ -162,7 +183,8 @@ def test_an_entry_point_that_raises_leaves_nothing_half_registered(tmp_path):
             modrt.compile("x", "halfway_ep", ["f()"])
         except ValueError as e:
             print("compile:", e)
-    """)
+    """,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "failed: entry point halfway (halfway_ep:register): RuntimeError: entry point gave up" in proc.stdout
     assert "compile: no codegen for target 'halfway_ep'" in proc.stdout
@@ -197,8 +219,10 @@ def test_an_entry_point_in_a_zipped_distribution_is_found(tmp_path):
         z.writestr("zipped_ep.py", EP_MODULE)
         z.writestr("zipped_ep-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: zipped_ep\nVersion: 1.0\n")
         z.writestr("zipped_ep-1.0.dist-info/entry_points.txt", "[modrt.backends]\nzipped = zipped_ep:register\n")
-    proc = modrt_testing.run_python(EP_PROBE.format(module="zipped_ep", name="zipped"),
-                                    env={"PYTHONPATH": f"{archive}:{modrt_testing.current_pythonpath()}"})
+    proc = modrt_testing.run_python(
+        EP_PROBE.format(module="zipped_ep", name="zipped"),
+        env={"PYTHONPATH": f"{archive}:{modrt_testing.current_pythonpath()}"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "loaded: entry point zipped (zipped_ep:register) seen: modrt.artifact" in proc.stdout, proc.stdout
 

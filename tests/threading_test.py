@@ -1,11 +1,10 @@
-"""modrt from many Python threads at once (ctypes drops the GIL in native
-calls, so these calls really overlap): concurrent backend loading, registry
+"""modrt from many Python threads at once (modrt._ffi_ext releases the GIL
+around native calls, so these calls really overlap): concurrent backend loading, registry
 registration and lookup, and first calls into one host module."""
 
 from __future__ import annotations
 
-import threading
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -16,22 +15,7 @@ THREADS = 16
 
 
 def run_together(body: Callable[[int], None]) -> None:
-    barrier = threading.Barrier(THREADS)
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            body(i)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    modrt_testing.run_together(body, THREADS)
 
 
 def test_concurrent_backend_load():

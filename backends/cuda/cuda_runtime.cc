@@ -55,30 +55,30 @@ constexpr int kJitErrorLogBufferSizeBytes = 6;
 constexpr int64_t kDefaultSharedMemoryLimit = 48 * 1024;
 
 // (member, exported symbol, return type, parameters)
-#define MODRT_CU_FUNCTIONS(X)                                                             \
-  X(cuInit, "cuInit", CUresult, (unsigned int))                                           \
-  X(cuDriverGetVersion, "cuDriverGetVersion", CUresult, (int*))                           \
-  X(cuDeviceGetCount, "cuDeviceGetCount", CUresult, (int*))                               \
-  X(cuDeviceGet, "cuDeviceGet", CUresult, (CUdevice*, int))                               \
-  X(cuDeviceGetName, "cuDeviceGetName", CUresult, (char*, int, CUdevice))                 \
-  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", CUresult, (int*, int, CUdevice))        \
-  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", CUresult, (size_t*, CUdevice))               \
-  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext*, CUdevice)) \
-  X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                            \
-  X(cuCtxSynchronize, "cuCtxSynchronize", CUresult, ())                                   \
-  X(cuMemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr*, size_t))                        \
-  X(cuMemFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                                   \
-  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", CUresult, (CUdeviceptr, const void*, size_t))        \
-  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void*, CUdeviceptr, size_t))              \
-  X(cuModuleLoadDataEx, "cuModuleLoadDataEx", CUresult,                                   \
-    (CUmodule*, const void*, unsigned int, int*, void**))                                 \
-  X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                               \
+#define MODRT_CU_FUNCTIONS(X)                                                                   \
+  X(cuInit, "cuInit", CUresult, (unsigned int))                                                 \
+  X(cuDriverGetVersion, "cuDriverGetVersion", CUresult, (int*))                                 \
+  X(cuDeviceGetCount, "cuDeviceGetCount", CUresult, (int*))                                     \
+  X(cuDeviceGet, "cuDeviceGet", CUresult, (CUdevice*, int))                                     \
+  X(cuDeviceGetName, "cuDeviceGetName", CUresult, (char*, int, CUdevice))                       \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", CUresult, (int*, int, CUdevice))              \
+  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", CUresult, (size_t*, CUdevice))                     \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext*, CUdevice))     \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                                  \
+  X(cuCtxSynchronize, "cuCtxSynchronize", CUresult, ())                                         \
+  X(cuMemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr*, size_t))                              \
+  X(cuMemFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                                         \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", CUresult, (CUdeviceptr, const void*, size_t))              \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void*, CUdeviceptr, size_t))                    \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx", CUresult,                                         \
+    (CUmodule*, const void*, unsigned int, int*, void**))                                       \
+  X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                                     \
   X(cuModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction*, CUmodule, const char*)) \
-  X(cuFuncSetAttribute, "cuFuncSetAttribute", CUresult, (CUfunction, int, int))           \
-  X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                           \
-    (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,    \
-     unsigned int, unsigned int, CUstream, void**, void**))                               \
-  X(cuGetErrorName, "cuGetErrorName", CUresult, (CUresult, const char**))                 \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute", CUresult, (CUfunction, int, int))                 \
+  X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                                 \
+    (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,          \
+     unsigned int, unsigned int, CUstream, void**, void**))                                     \
+  X(cuGetErrorName, "cuGetErrorName", CUresult, (CUresult, const char**))                       \
   X(cuGetErrorString, "cuGetErrorString", CUresult, (CUresult, const char**))
 
 struct CuApi {
@@ -86,14 +86,6 @@ struct CuApi {
   MODRT_CU_FUNCTIONS(MODRT_CU_DECLARE)
 #undef MODRT_CU_DECLARE
 };
-
-// The driver library: MODRT_CUDA_DRIVER_LIBRARY when set (a test double, or a
-// driver outside the loader's path), else the system's libcuda.
-std::vector<std::string> DriverCandidates() {
-  const char* chosen = std::getenv("MODRT_CUDA_DRIVER_LIBRARY");
-  if (chosen != nullptr && *chosen != '\0') return {chosen};
-  return {"libcuda.so.1", "libcuda.so"};
-}
 
 struct Device {
   CUdevice handle = 0;
@@ -106,6 +98,9 @@ struct Device {
 // (retained on the device's first use).
 class Workspace : public LazyDriverState<Workspace> {
  public:
+  static constexpr DLDeviceType kDeviceType = kDLCUDA;
+  using ModuleHandle = CUmodule;
+  using FunctionHandle = CUfunction;
 
   int count() const { return static_cast<int>(devices_.size()); }
   const CuApi& cu() const { return cu_; }
@@ -140,10 +135,7 @@ class Workspace : public LazyDriverState<Workspace> {
   }
 
   Device& device(int id) {
-    if (id < 0 || id >= count()) {
-      Fail("ValueError", "cuda(", id, ") does not exist: ",
-           ok() ? StrCat(count(), " CUDA devices") : reason());
-    }
+    CheckDevice(kBackendIdentity, id);
     return *devices_[id];
   }
 
@@ -153,11 +145,61 @@ class Workspace : public LazyDriverState<Workspace> {
     return v;
   }
 
+  // What IndexedDeviceAPI and IndexedModule call (driver.h).
+  // Memory is freed and modules unloaded only where the context was made current before.
+  void ActivateQuietly(int id) noexcept {
+    if (id >= 0 && id < count()) cu_.cuCtxSetCurrent(devices_[id]->context);
+  }
+  void* Malloc(size_t nbytes) {
+    CUdeviceptr ptr = 0;
+    Check(cu_.cuMemAlloc(&ptr, std::max<size_t>(nbytes, 1)),
+          StrCat("allocation of ", nbytes, " bytes"));
+    return reinterpret_cast<void*>(ptr);
+  }
+  void FreeQuietly(void* ptr) noexcept { cu_.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)); }
+  void CopyIn(void* dst, const void* src, size_t nbytes) {
+    Check(cu_.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, nbytes), "host-to-device copy");
+  }
+  void CopyOut(void* dst, const void* src, size_t nbytes) {
+    Check(cu_.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), nbytes), "device-to-host copy");
+  }
+  void Synchronize() { Check(cu_.cuCtxSynchronize(), "cuCtxSynchronize"); }
+  void UnloadQuietly(CUmodule module) noexcept { cu_.cuModuleUnload(module); }
+  void Launch(CUfunction function, const LaunchConfig& c, void** params, const std::string& name) {
+    Check(LaunchOnDefaultStream(cu_.cuLaunchKernel, function, c, params),
+          StrCat("launch of ", name));
+  }
+
+  void Attr(int id, std::string_view name, Ret* ret) {
+    constexpr IndexedAttributeIds kIds = {kAttrComputeCapabilityMajor,  kAttrComputeCapabilityMinor,
+                                          kAttrMaxThreadsPerBlock,      kAttrWarpSize,
+                                          kAttrMaxSharedMemoryPerBlock, kAttrMultiprocessorCount};
+    if (IndexedAttr(name, kIds, [&](int attr) { return Attribute(id, attr); }, ret)) return;
+    if (name == "name") {
+      char text[256] = {};
+      Check(cu_.cuDeviceGetName(text, sizeof(text) - 1, device(id).handle), "cuDeviceGetName");
+      return ret->SetStr(text);
+    }
+    if (name == "max_shared_memory_per_block_optin") {
+      return ret->SetInt(Attribute(id, kAttrMaxSharedMemoryPerBlockOptin));
+    }
+    if (name == "global_memory") {
+      size_t bytes = 0;
+      Check(cu_.cuDeviceTotalMem(&bytes, device(id).handle), "cuDeviceTotalMem");
+      return ret->SetInt(static_cast<int64_t>(bytes));
+    }
+    if (name == "driver_version") {
+      return ret->SetStr(StrCat(driver_version_ / 1000, ".", (driver_version_ % 1000) / 10));
+    }
+  }
+
  private:
   friend class LazyDriverState<Workspace>;
 
   std::string Init() {
-    std::vector<std::string> candidates = DriverCandidates();
+    // MODRT_CUDA_DRIVER_LIBRARY, else the system's libcuda.
+    std::vector<std::string> candidates =
+        DriverLibraryCandidates(kBackendIdentity.name, {"libcuda.so.1", "libcuda.so"});
     library_ = candidates.front();
     if (!lib_.Open(candidates)) return library_ + " (the CUDA driver): " + lib_.error();
 #define MODRT_CU_RESOLVE(member, symbol, ret, params) \
@@ -186,103 +228,26 @@ class Workspace : public LazyDriverState<Workspace> {
   std::vector<std::unique_ptr<Device>> devices_;
 };
 
-CUdeviceptr DevicePtr(const DLTensor* t) {
-  return reinterpret_cast<CUdeviceptr>(t->data) + t->byte_offset;
-}
-
-class CudaDeviceAPI final : public DeviceAPI {
- public:
-  int DeviceCount() override {
-    Workspace& ws = Workspace::Get();
-    return ws.ok() ? ws.count() : 0;
-  }
-  std::string UnavailableReason() override {
-    Workspace& ws = Workspace::Get();
-    return ws.ok() ? "" : ws.reason();
-  }
-  void GetAttr(int id, std::string_view name, Ret* ret) override {
-    Workspace& ws = Workspace::Get();
-    if (name == "name") {
-      char text[256] = {};
-      ws.Check(ws.cu().cuDeviceGetName(text, sizeof(text) - 1, ws.device(id).handle), "cuDeviceGetName");
-      return ret->SetStr(text);
-    }
-    if (name == "compute_version") {
-      return ret->SetStr(StrCat(ws.Attribute(id, kAttrComputeCapabilityMajor), ".",
-                                ws.Attribute(id, kAttrComputeCapabilityMinor)));
-    }
-    if (name == "max_threads_per_block") return ret->SetInt(ws.Attribute(id, kAttrMaxThreadsPerBlock));
-    if (name == "warp_size") return ret->SetInt(ws.Attribute(id, kAttrWarpSize));
-    if (name == "max_shared_memory_per_block") {
-      return ret->SetInt(ws.Attribute(id, kAttrMaxSharedMemoryPerBlock));
-    }
-    if (name == "max_shared_memory_per_block_optin") {
-      return ret->SetInt(ws.Attribute(id, kAttrMaxSharedMemoryPerBlockOptin));
-    }
-    if (name == "multi_processor_count") return ret->SetInt(ws.Attribute(id, kAttrMultiprocessorCount));
-    if (name == "global_memory") {
-      size_t bytes = 0;
-      ws.Check(ws.cu().cuDeviceTotalMem(&bytes, ws.device(id).handle), "cuDeviceTotalMem");
-      return ret->SetInt(static_cast<int64_t>(bytes));
-    }
-    if (name == "driver_version") {
-      int v = ws.driver_version();
-      return ret->SetStr(StrCat(v / 1000, ".", (v % 1000) / 10));
-    }
-  }
-  void* Alloc(int id, size_t nbytes) override {
-    Workspace& ws = Workspace::Get();
-    ws.Activate(id);
-    CUdeviceptr ptr = 0;
-    ws.Check(ws.cu().cuMemAlloc(&ptr, std::max<size_t>(nbytes, 1)),
-             StrCat("allocation of ", nbytes, " bytes"));
-    return reinterpret_cast<void*>(ptr);
-  }
-  // Runs from tensor destructors: never throws. The memory was allocated in
-  // this device's context, so the context exists.
-  void Free(int id, void* ptr) override {
-    Workspace& ws = Workspace::Get();
-    ws.cu().cuCtxSetCurrent(ws.device(id).context);
-    ws.cu().cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
-  }
-  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Workspace::Get();
-    ws.Activate(t->device.device_id);
-    ws.Check(ws.cu().cuMemcpyHtoD(DevicePtr(t), src, nbytes), "host-to-device copy");
-  }
-  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Workspace::Get();
-    ws.Activate(t->device.device_id);
-    ws.Check(ws.cu().cuMemcpyDtoH(dst, DevicePtr(t), nbytes), "device-to-host copy");
-  }
-  void Sync(int id) override {
-    Workspace& ws = Workspace::Get();
-    ws.Activate(id);
-    ws.Check(ws.cu().cuCtxSynchronize(), "cuCtxSynchronize");
-  }
-};
-
 // NVRTC, for modules carried as CUDA C++ source (fmt "cuda").
 using nvrtcResult = int;
 struct _nvrtcProgram;
 using nvrtcProgram = _nvrtcProgram*;
 
-#define MODRT_NVRTC_FUNCTIONS(X)                                                          \
-  X(nvrtcVersion, "nvrtcVersion", nvrtcResult, (int*, int*))                              \
-  X(nvrtcGetErrorString, "nvrtcGetErrorString", const char*, (nvrtcResult))               \
-  X(nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", nvrtcResult, (int*))          \
-  X(nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", nvrtcResult, (int*))                \
-  X(nvrtcCreateProgram, "nvrtcCreateProgram", nvrtcResult,                                \
+#define MODRT_NVRTC_FUNCTIONS(X)                                                            \
+  X(nvrtcVersion, "nvrtcVersion", nvrtcResult, (int*, int*))                                \
+  X(nvrtcGetErrorString, "nvrtcGetErrorString", const char*, (nvrtcResult))                 \
+  X(nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", nvrtcResult, (int*))            \
+  X(nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", nvrtcResult, (int*))                  \
+  X(nvrtcCreateProgram, "nvrtcCreateProgram", nvrtcResult,                                  \
     (nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*)) \
-  X(nvrtcDestroyProgram, "nvrtcDestroyProgram", nvrtcResult, (nvrtcProgram*))             \
-  X(nvrtcCompileProgram, "nvrtcCompileProgram", nvrtcResult, (nvrtcProgram, int, const char* const*)) \
+  X(nvrtcDestroyProgram, "nvrtcDestroyProgram", nvrtcResult, (nvrtcProgram*))               \
+  X(nvrtcCompileProgram, "nvrtcCompileProgram", nvrtcResult,                                \
+    (nvrtcProgram, int, const char* const*))                                                \
   X(nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize", nvrtcResult, (nvrtcProgram, size_t*)) \
-  X(nvrtcGetProgramLog, "nvrtcGetProgramLog", nvrtcResult, (nvrtcProgram, char*))         \
-  X(nvrtcGetPTXSize, "nvrtcGetPTXSize", nvrtcResult, (nvrtcProgram, size_t*))             \
-  X(nvrtcGetPTX, "nvrtcGetPTX", nvrtcResult, (nvrtcProgram, char*))                       \
-  X(nvrtcGetCUBINSize, "nvrtcGetCUBINSize", nvrtcResult, (nvrtcProgram, size_t*))         \
+  X(nvrtcGetProgramLog, "nvrtcGetProgramLog", nvrtcResult, (nvrtcProgram, char*))           \
+  X(nvrtcGetPTXSize, "nvrtcGetPTXSize", nvrtcResult, (nvrtcProgram, size_t*))               \
+  X(nvrtcGetPTX, "nvrtcGetPTX", nvrtcResult, (nvrtcProgram, char*))                         \
+  X(nvrtcGetCUBINSize, "nvrtcGetCUBINSize", nvrtcResult, (nvrtcProgram, size_t*))           \
   X(nvrtcGetCUBIN, "nvrtcGetCUBIN", nvrtcResult, (nvrtcProgram, char*))
 
 // Where NVRTC may be: MODRT_NVRTC_LIBRARY when set; else what the Python hook
@@ -303,7 +268,6 @@ std::vector<std::string> NvrtcCandidates() {
 
 class Nvrtc : public LazyDriverState<Nvrtc> {
  public:
-
   // CUDA C++ to a cubin for sm_<arch> when this NVRTC knows that arch, else to
   // PTX for the newest virtual arch it knows below it (the driver JITs it).
   // The newest real arch this NVRTC compiles for (0: none).
@@ -320,14 +284,15 @@ class Nvrtc : public LazyDriverState<Nvrtc> {
       if (a <= arch && a > best) best = a;
     }
     if (best == 0) {
-      Fail("RuntimeError", "NVRTC ", version_, " cannot compile for sm_", arch, " (oldest it knows: sm_",
-           archs_.empty() ? 0 : archs_.front(), ")");
+      Fail("RuntimeError", "NVRTC ", version_, " cannot compile for sm_", arch,
+           " (oldest it knows: sm_", archs_.empty() ? 0 : archs_.front(), ")");
     }
     const bool cubin = best == arch;
     std::string option = StrCat("--gpu-architecture=", cubin ? "sm_" : "compute_", best);
     Program program(api_);
-    Check(api_.nvrtcCreateProgram(&program.handle, source.c_str(), "module.cu", 0, nullptr, nullptr),
-          "nvrtcCreateProgram");
+    Check(
+        api_.nvrtcCreateProgram(&program.handle, source.c_str(), "module.cu", 0, nullptr, nullptr),
+        "nvrtcCreateProgram");
     nvrtcProgram prog = program.handle;
     const char* options[] = {option.c_str()};
     nvrtcResult status = api_.nvrtcCompileProgram(prog, 1, options);
@@ -404,9 +369,9 @@ struct Kernel {
   int64_t dyn_shared_opt_in = kDefaultSharedMemoryLimit;  // guarded by the module's lock
 };
 
-class CudaModule final : public PayloadModule {
+class CudaModule final : public IndexedModule<Workspace, Kernel> {
  public:
-  explicit CudaModule(Payload payload) : PayloadModule(std::move(payload)) {
+  explicit CudaModule(Payload payload) : IndexedModule(std::move(payload)) {
     // Source is compiled now where NVRTC is present (for the newest arch it
     // knows; no device needed), so bad source fails when the module is
     // created or loaded, with NVRTC's log, not at its first launch.
@@ -416,67 +381,29 @@ class CudaModule final : public PayloadModule {
       compiled_.emplace(arch, nvrtc.Compile(this->payload().code, arch));
     }
   }
-  ~CudaModule() override {
-    Workspace& ws = Workspace::Get();
-    for (size_t id = 0; id < modules_.size(); ++id) {
-      // A module exists only where its device's context was made current.
-      if (modules_[id] == nullptr) continue;
-      ws.cu().cuCtxSetCurrent(ws.device(static_cast<int>(id)).context);
-      ws.cu().cuModuleUnload(modules_[id]);
-    }
-  }
-
-  ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t index, const Args& args) {
-      Launch(info, index, args);
-    });
-  }
 
  private:
-  void Launch(const FunctionInfo& info, size_t index, const Args& args) {
-    KernelArgs k = KernelArgs::Pack(info, args, kDLCUDA);
-    const int device_id = k.device_id;
+  // The kernel's function, opting in to more dynamic shared memory than the
+  // default when the launch asks for it.
+  CUfunction Prepare(int, CUmodule module, const std::string& name, const LaunchConfig& launch,
+                     Kernel* kernel) override {
     Workspace& ws = Workspace::Get();
-    ws.Activate(device_id);
-    CUfunction function = Prepare(device_id, index, info.name, k.launch.dyn_shared_bytes);
-    const LaunchConfig& c = k.launch;
-    ws.Check(ws.cu().cuLaunchKernel(function, static_cast<unsigned>(c.grid[0]),
-                                    static_cast<unsigned>(c.grid[1]), static_cast<unsigned>(c.grid[2]),
-                                    static_cast<unsigned>(c.block[0]), static_cast<unsigned>(c.block[1]),
-                                    static_cast<unsigned>(c.block[2]),
-                                    static_cast<unsigned>(c.dyn_shared_bytes), nullptr,
-                                    k.ptrs.empty() ? nullptr : k.ptrs.data(), nullptr),
-             StrCat("launch of ", info.name));
-  }
-
-  // The kernel's function on a device, loading the module there on first use
-  // and opting in to more dynamic shared memory than the default when asked.
-  CUfunction Prepare(int device_id, size_t index, const std::string& name, int64_t dyn_shared) {
-    std::lock_guard lock(mu_);
-    Workspace& ws = Workspace::Get();
-    if (modules_.size() <= static_cast<size_t>(device_id)) {
-      modules_.resize(device_id + 1, nullptr);
-      kernels_.resize(device_id + 1);
+    if (kernel->function == nullptr) {
+      ws.Check(
+          ws.cu().cuModuleGetFunction(&kernel->function, module, name.c_str()),
+          StrCat("finding kernel '", name, "' in the module (is it extern \"C\" __global__?)"));
     }
-    CUmodule& module = modules_[device_id];
-    if (module == nullptr) module = Load(device_id);
-    auto& per_device = kernels_[device_id];
-    if (per_device.empty()) per_device.resize(payload().fmap.size());
-    Kernel& kernel = per_device[index];
-    if (kernel.function == nullptr) {
-      ws.Check(ws.cu().cuModuleGetFunction(&kernel.function, module, name.c_str()),
-               StrCat("finding kernel '", name, "' in the module (is it extern \"C\" __global__?)"));
-    }
-    if (dyn_shared > kernel.dyn_shared_opt_in) {
-      ws.Check(ws.cu().cuFuncSetAttribute(kernel.function, kFuncAttrMaxDynamicSharedSizeBytes,
+    const int64_t dyn_shared = launch.dyn_shared_bytes;
+    if (dyn_shared > kernel->dyn_shared_opt_in) {
+      ws.Check(ws.cu().cuFuncSetAttribute(kernel->function, kFuncAttrMaxDynamicSharedSizeBytes,
                                           static_cast<int>(dyn_shared)),
                StrCat("allowing ", dyn_shared, " bytes of dynamic shared memory for ", name));
-      kernel.dyn_shared_opt_in = dyn_shared;
+      kernel->dyn_shared_opt_in = dyn_shared;
     }
-    return kernel.function;
+    return kernel->function;
   }
 
-  CUmodule Load(int device_id) {
+  CUmodule LoadOn(int device_id) override {
     Workspace& ws = Workspace::Get();
     const std::string* image = &payload().code;
     if (payload().fmt == "cuda") {
@@ -484,7 +411,8 @@ class CudaModule final : public PayloadModule {
       int arch = ws.Attribute(device_id, kAttrComputeCapabilityMajor) * 10 +
                  ws.Attribute(device_id, kAttrComputeCapabilityMinor);
       auto done = compiled_.find(arch);
-      if (done == compiled_.end()) done = compiled_.emplace(arch, Nvrtc::Get().Compile(payload().code, arch)).first;
+      if (done == compiled_.end())
+        done = compiled_.emplace(arch, Nvrtc::Get().Compile(payload().code, arch)).first;
       image = &done->second;
     }
     char log[8192] = {};
@@ -496,9 +424,10 @@ class CudaModule final : public PayloadModule {
     if (status != CUDA_SUCCESS) {
       std::string hint;
       if (status == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
-        hint = StrCat("; the PTX is newer than this driver (CUDA ", ws.driver_version() / 1000, ".",
-                      (ws.driver_version() % 1000) / 10,
-                      ") accepts: compile with an older NVRTC/nvcc, or carry the source (fmt 'cuda')");
+        hint =
+            StrCat("; the PTX is newer than this driver (CUDA ", ws.driver_version() / 1000, ".",
+                   (ws.driver_version() % 1000) / 10,
+                   ") accepts: compile with an older NVRTC/nvcc, or carry the source (fmt 'cuda')");
       }
       Fail("RuntimeError", "CUDA could not load the ", payload().fmt, " module on cuda(", device_id,
            "): ", ws.ErrorText(status), hint, log[0] ? StrCat("\n", log) : "");
@@ -506,17 +435,15 @@ class CudaModule final : public PayloadModule {
     return module;
   }
 
-  std::mutex mu_;
-  std::map<int, std::string> compiled_;       // fmt "cuda": NVRTC's output per arch
-  std::vector<CUmodule> modules_;             // per device
-  std::vector<std::vector<Kernel>> kernels_;  // per device, per function
+  std::map<int, std::string>
+      compiled_;  // fmt "cuda": NVRTC's output per arch (under the module's lock)
 };
 
 void InitPlugin() {
   RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
     return std::make_unique<CudaModule>(std::move(p));
   });
-  static CudaDeviceAPI api;
+  static IndexedDeviceAPI<Workspace> api;
   RegisterDeviceAPI(kBackendIdentity.name, &api);
 }
 

@@ -158,7 +158,10 @@ def test_dynamic_shared_memory_above_48k_is_opted_in(dev, mod, log):
     (opt_in,) = log.calls("cuFuncSetAttribute")
     assert opt_in == {"call": "cuFuncSetAttribute", "kernel": "block_sum", "max_dynamic_shared": 60000}
     assert log.calls("cuLaunchKernel")[0]["shared"] == 60000
-    with pytest.raises(RuntimeError, match="allowing 70000 bytes of dynamic shared memory for block_sum failed: CUDA_ERROR_INVALID_VALUE"):
+    with pytest.raises(
+        RuntimeError,
+        match="allowing 70000 bytes of dynamic shared memory for block_sum failed: CUDA_ERROR_INVALID_VALUE",
+    ):
         mod["block_sum"](x, out, 4, 64, 70000)
 
 
@@ -192,7 +195,9 @@ def test_cuda_source_is_compiled_with_nvrtc_when_loaded(dev, log):
 def test_cuda_source_that_does_not_compile_fails_at_load_with_the_nvrtc_log(dev):
     """Where NVRTC is present, bad source fails when the module is loaded or
     created, not at its first launch."""
-    payload = modrt.Payload.create("single-binary", "cuda", ["broken(float32*)"], code=b'extern "C" __global__ void broken(float* x) { x[0] = y; }')
+    payload = modrt.Payload.create(
+        "single-binary", "cuda", ["broken(float32*)"], code=b'extern "C" __global__ void broken(float* x) { x[0] = y; }'
+    )
     nvrtc_log = r"(?s)NVRTC [\d.]+ could not compile.*sm_\d+.*undefined"
     with pytest.raises(RuntimeError, match=nvrtc_log):
         modrt.load_module_from_bytes("cuda", payload.save())
@@ -218,9 +223,9 @@ open({str(path)!r}, "wb").write(m.save_to_bytes())
 
 
 def test_without_nvrtc_cuda_source_cannot_be_loaded_and_says_so(tmp_path):
-    code = f"""
+    code = """
 import modrt
-p = modrt.Payload.create("single-binary", "cuda", ["k(float32*)"], code=b'extern "C" __global__ void k(float* x) {{}}')
+p = modrt.Payload.create("single-binary", "cuda", ["k(float32*)"], code=b'extern "C" __global__ void k(float* x) {}')
 m = modrt.load_module_from_bytes("cuda", p.save())
 try:
     m["k"](modrt.empty((1,), "float32", modrt.device("cuda")))

@@ -10,7 +10,12 @@ import pytest
 import modrt
 from modrt.backend.cuda import nvrtc
 
-SCALE = 'extern "C" __global__ void scale(float* x, float a, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= a;\n}\n'
+SCALE = (
+    'extern "C" __global__ void scale(float* x, float a, int n) {\n'
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) x[i] *= a;\n"
+    "}\n"
+)
 SIGNATURE = "scale(float32*, float32, int32; blockIdx.x, threadIdx.x)"
 NOT_LINKED = (
     "CUDA runtime is not linked into this build; cannot launch kernels. Build with "
@@ -72,7 +77,11 @@ def test_unknown_arch_names_the_supported_ones():
 
 
 def test_compile_errors_carry_the_nvrtc_log():
-    with pytest.raises(ValueError, match=r"(?s)CUDA C\+\+ does not compile \(NVRTC [\d.]+.*identifier \"y\" is undefined"):
+    with pytest.raises(
+        modrt.CompileError,
+        match=r"(?s)CUDA C\+\+ of broken \(<broken\.cu>\) does not compile \[NVRTC [\d.]+.*"
+        r"<broken\.cu>\(1\): error: identifier \"y\" is undefined",
+    ):
         modrt.compile('extern "C" __global__ void broken(float* x) { x[0] = y; }', "cuda", ["broken(float32*)"])
 
 

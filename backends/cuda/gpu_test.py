@@ -46,8 +46,10 @@ def vadd_on(mod, dev, n=100_000):
 
 
 def test_device_is_described(dev):
-    print(f"\n{dev}: {dev.name}, compute {dev.compute_version}, {dev.multi_processor_count} SMs, "
-          f"driver CUDA {dev.attr('driver_version')}")
+    print(
+        f"\n{dev}: {dev.name}, compute {dev.compute_version}, {dev.multi_processor_count} SMs, "
+        f"driver CUDA {dev.attr('driver_version')}"
+    )
     assert dev.warp_size == 32 and dev.max_threads_per_block >= 1024
     assert dev.max_shared_memory_per_block >= 48 * 1024
     tgt = modrt.target.detect_target_from_device(dev)
@@ -94,5 +96,5 @@ print(m.inspect_source()[:20])
     mod = modrt.load_module_from_bytes("cuda", path.read_bytes())
     assert not mod.is_fallback
     expected_fmt = "ptx" if nvrtc_on_compile_side else "cuda"
-    assert mod.save_to_bytes()[8:8 + len(expected_fmt)] == expected_fmt.encode()
+    assert mod.save_to_bytes()[8 : 8 + len(expected_fmt)] == expected_fmt.encode()
     vadd_on(mod, dev)

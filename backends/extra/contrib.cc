@@ -57,7 +57,8 @@ void Argsort(const Args& a, Ret*) {
   a.ExpectCount(2, kFunc);
   DLTensor* values = CpuTensor(a, 0, kFunc, "values");
   DLTensor* indices = CpuTensor(a, 1, kFunc, "indices");
-  if (values->ndim != 1) Fail("ValueError", kFunc, ": values must be 1-D, got ", values->ndim, "-D");
+  if (values->ndim != 1)
+    Fail("ValueError", kFunc, ": values must be 1-D, got ", values->ndim, "-D");
   if (indices->dtype.code != kDLInt || indices->dtype.bits != 64 || indices->dtype.lanes != 1) {
     Fail("TypeError", kFunc, ": indices must be int64, got ", DTypeToString(indices->dtype));
   }
@@ -67,10 +68,14 @@ void Argsort(const Args& a, Ret*) {
   }
   auto* out = reinterpret_cast<int64_t*>(static_cast<char*>(indices->data) + indices->byte_offset);
   const DLDataType t = values->dtype;
-  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 32) return StableArgsort<float>(*values, out, n);
-  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 64) return StableArgsort<double>(*values, out, n);
-  if (t.lanes == 1 && t.code == kDLInt && t.bits == 32) return StableArgsort<int32_t>(*values, out, n);
-  if (t.lanes == 1 && t.code == kDLInt && t.bits == 64) return StableArgsort<int64_t>(*values, out, n);
+  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 32)
+    return StableArgsort<float>(*values, out, n);
+  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 64)
+    return StableArgsort<double>(*values, out, n);
+  if (t.lanes == 1 && t.code == kDLInt && t.bits == 32)
+    return StableArgsort<int32_t>(*values, out, n);
+  if (t.lanes == 1 && t.code == kDLInt && t.bits == 64)
+    return StableArgsort<int64_t>(*values, out, n);
   Fail("TypeError", kFunc, ": values of dtype ", DTypeToString(t),
        " are not supported (float32, float64, int32, int64)");
 }
@@ -92,7 +97,9 @@ void FillUniform(DLTensor* out, uint64_t seed, double low, double high) {
     // 53 random bits -> [0, 1); the cast to T may round up to `high`, so clamp.
     double unit = static_cast<double>(Mix(key ^ static_cast<uint64_t>(i)) >> 11) * 0x1.0p-53;
     T value = static_cast<T>(low + (high - low) * unit);
-    data[i] = value < static_cast<T>(high) ? value : std::nextafter(static_cast<T>(high), static_cast<T>(low));
+    data[i] = value < static_cast<T>(high)
+                  ? value
+                  : std::nextafter(static_cast<T>(high), static_cast<T>(low));
   }
 }
 
@@ -106,8 +113,10 @@ void Uniform(const Args& a, Ret*) {
     Fail("ValueError", kFunc, ": need finite low < high, got [", low, ", ", high, ")");
   }
   const DLDataType t = out->dtype;
-  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 32) return FillUniform<float>(out, seed, low, high);
-  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 64) return FillUniform<double>(out, seed, low, high);
+  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 32)
+    return FillUniform<float>(out, seed, low, high);
+  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 64)
+    return FillUniform<double>(out, seed, low, high);
   Fail("TypeError", kFunc, ": out must be float32 or float64, got ", DTypeToString(t));
 }
 

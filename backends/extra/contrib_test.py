@@ -61,8 +61,8 @@ def test_uniform_refuses_bad_arguments():
 def test_absent_extra_dso_is_skipped_silently(tmp_path):
     tree = modrt_testing.copy_tree(tmp_path / "tree", drop=(EXTRA,))
     proc = modrt_testing.run_python(
-        "import modrt\nprint('argsort:', modrt.get_global_func('contrib.sort.argsort', allow_missing=True))",
-        tree=tree)
+        "import modrt\nprint('argsort:', modrt.get_global_func('contrib.sort.argsort', allow_missing=True))", tree=tree
+    )
     assert proc.returncode == 0, proc.stderr
     assert "argsort: None" in proc.stdout
     assert "Warning" not in proc.stderr, proc.stderr

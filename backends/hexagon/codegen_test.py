@@ -35,3 +35,15 @@ def test_a_host_object_is_refused(tmp_path):
 def test_c_that_does_not_compile_shows_the_compiler_error():
     with pytest.raises(ValueError, match="clang failed"):
         modrt.compile("void scale(float* x) { nope; }", "hexagon", [SIG])
+
+
+def test_codegen_and_the_runtime_apply_one_check():
+    # elf.shared_object_problem in the core: codegen refuses what the runtime would (here a
+    # relocatable object, e_type 1), with the same words, whether or not the runtime is loaded.
+    code = bytearray(modrt.compile(C, "hexagon", [SIG]).inspect_source("so"))
+    code[16:18] = (1).to_bytes(2, "little")
+    with pytest.raises(ValueError, match=r"^the Hexagon ELF object is not a shared object \(type 1\)$"):
+        modrt.compile(bytes(code), "hexagon", [SIG])
+    assert modrt._ffi.call("elf.shared_object_problem", bytes(code), "Hexagon", 1, 164, "QDSP6") == (
+        "the Hexagon ELF object is not a shared object (type 1)"
+    )

@@ -18,14 +18,20 @@ namespace {
 
 using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
-constexpr uint16_t kMachineQdsp6 = 164;  // EM_QDSP6
+constexpr int kMachineQdsp6 = 164;  // EM_QDSP6
+constexpr int kElfClass32 = 1;      // ELFCLASS32
 
 class FastRpc : public LazyDriverState<FastRpc> {
+ public:
+  int count() const { return 0; }  // sessions are not implemented
+
  private:
   friend class LazyDriverState<FastRpc>;
 
   std::string Init() {
-    if (!lib_.Open({"libcdsprpc.so", "libcdsprpc.so.1", "libadsprpc.so"})) {
+    // MODRT_HEXAGON_DRIVER_LIBRARY, else Qualcomm's FastRPC library.
+    if (!lib_.Open(DriverLibraryCandidates(
+            kBackendIdentity.name, {"libcdsprpc.so", "libcdsprpc.so.1", "libadsprpc.so"}))) {
       return "no Hexagon DSP reachable: " + lib_.error() +
              " (libcdsprpc.so is Qualcomm's FastRPC library, present on Snapdragon systems)";
     }
@@ -35,10 +41,8 @@ class FastRpc : public LazyDriverState<FastRpc> {
   DriverLibrary lib_;
 };
 
-class HexagonDeviceAPI final : public DeviceAPI {
+class HexagonDeviceAPI final : public DriverDeviceAPI<FastRpc> {
  public:
-  int DeviceCount() override { return 0; }
-  std::string UnavailableReason() override { return FastRpc::Get().reason(); }
   void GetAttr(int, std::string_view, Ret*) override {}
   void* Alloc(int, size_t) override { Fail("RuntimeError", FastRpc::Get().reason()); }
   void Free(int, void*) override {}
@@ -51,21 +55,27 @@ class HexagonDeviceAPI final : public DeviceAPI {
   void Sync(int) override {}
 };
 
-// Refuses anything but a 32-bit little-endian QDSP6 shared object.
+// Refuses anything but a 32-bit little-endian QDSP6 shared object: the core's
+// elf.shared_object_problem, the same check the codegen side runs.
 void CheckHexagonObject(const std::string& code) {
-  constexpr size_t kHeaderSize = 52;  // Elf32_Ehdr
-  if (code.size() < kHeaderSize || std::memcmp(code.data(), "\x7f" "ELF", 4) != 0) {
-    Fail("ValueError", "a Hexagon module must be an ELF shared object; got ", code.size(),
-         " bytes that are not one");
-  }
-  const auto* bytes = reinterpret_cast<const unsigned char*>(code.data());
-  const uint16_t type = static_cast<uint16_t>(bytes[16] | bytes[17] << 8);
-  const uint16_t machine = static_cast<uint16_t>(bytes[18] | bytes[19] << 8);
-  if (bytes[4] != 1 || bytes[5] != 1 || machine != kMachineQdsp6) {
-    Fail("ValueError", "the module's ELF object is not for Hexagon (ELF machine ", machine,
-         ", expected ", kMachineQdsp6, " for QDSP6)");
-  }
-  if (type != 3) Fail("ValueError", "the Hexagon ELF object is not a shared object (type ", type, ")");
+  const ObjectRef check = GetGlobal("elf.shared_object_problem");
+  if (!check) Fail("RuntimeError", "the core does not register elf.shared_object_problem");
+  ObjectRef image = MakeBytes(code);
+  ModrtValue args[5] = {};
+  args[0].type_code = kModrtObject;
+  args[0].v_obj = image.get();
+  args[1].type_code = kModrtRawStr;
+  args[1].v_str = "Hexagon";
+  args[2].type_code = kModrtInt;
+  args[2].v_int64 = kElfClass32;
+  args[3].type_code = kModrtInt;
+  args[3].v_int64 = kMachineQdsp6;
+  args[4].type_code = kModrtRawStr;
+  args[4].v_str = "QDSP6";
+  OwnedValue problem;
+  CallFunction(check, args, 5, &problem);
+  const std::string_view why = Args(&problem.value(), 1).Str(0);
+  if (!why.empty()) Fail("ValueError", why);
 }
 
 class HexagonModule final : public PayloadModule {

@@ -1,6 +1,8 @@
 """The Hexagon runtime DSO: real modules that validate their object, and a
 device that reports why it cannot be used (no FastRPC here)."""
 
+import os
+
 import pytest
 
 import modrt
@@ -29,6 +31,20 @@ def test_device_does_not_exist_and_says_why():
     dev = modrt.device("hexagon")
     assert not dev.exist
     assert "libcdsprpc.so" in dev.unavailable_reason
+
+
+def test_driver_library_variable_names_the_driver(tmp_path):
+    # MODRT_HEXAGON_DRIVER_LIBRARY replaces the system's FastRPC library: a missing file is named.
+    import subprocess
+    import sys
+
+    missing = tmp_path / "libcdsprpc_missing.so"
+    code = "import modrt; d = modrt.device('hexagon'); print(d.exist); print(d.unavailable_reason)"
+    env = dict(os.environ, MODRT_HEXAGON_DRIVER_LIBRARY=str(missing))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    exist, reason = proc.stdout.splitlines()[:2]
+    assert exist == "False" and str(missing) in reason and "no Hexagon DSP reachable" in reason
 
 
 def test_launch_is_refused_with_the_reason():

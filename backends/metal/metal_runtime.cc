@@ -32,6 +32,7 @@ constexpr unsigned long kStorageModeShared = 0;  // MTLResourceStorageModeShared
 
 class ObjC : public LazyDriverState<ObjC> {
  public:
+  int count() const { return 1; }  // the system default device
 
   // [receiver selector args...], with objc_msgSend cast to the call's real type.
   template <typename R, typename... A>
@@ -86,7 +87,9 @@ class ObjC : public LazyDriverState<ObjC> {
       return "no Objective-C runtime (Metal needs macOS): " + objc_lib_.error();
     }
     Id (*create_device)() = nullptr;
-    if (!metal_lib_.Open({"/System/Library/Frameworks/Metal.framework/Metal"}) ||
+    // MODRT_METAL_DRIVER_LIBRARY, else the system's Metal.framework.
+    if (!metal_lib_.Open(DriverLibraryCandidates(
+            kBackendIdentity.name, {"/System/Library/Frameworks/Metal.framework/Metal"})) ||
         !metal_lib_.Resolve("MTLCreateSystemDefaultDevice", &create_device)) {
       return "Metal.framework is not loadable: " + metal_lib_.error();
     }
@@ -154,10 +157,8 @@ ObjC& Ready() {
   return objc;
 }
 
-class MetalDeviceAPI final : public DeviceAPI {
+class MetalDeviceAPI final : public DriverDeviceAPI<ObjC> {
  public:
-  int DeviceCount() override { return ObjC::Get().ok() ? 1 : 0; }
-  std::string UnavailableReason() override { return ObjC::Get().reason(); }
   void GetAttr(int, std::string_view name, Ret* ret) override {
     ObjC& objc = Ready();
     ObjC::Pool pool;
@@ -172,16 +173,16 @@ class MetalDeviceAPI final : public DeviceAPI {
   }
   void* Alloc(int, size_t nbytes) override {
     ObjC& objc = Ready();
-    Id buffer = objc.Send<Id>(objc.device(), "newBufferWithLength:options:",
-                              static_cast<unsigned long>(std::max<size_t>(nbytes, 1)),
-                              kStorageModeShared);
+    Id buffer =
+        objc.Send<Id>(objc.device(), "newBufferWithLength:options:",
+                      static_cast<unsigned long>(std::max<size_t>(nbytes, 1)), kStorageModeShared);
     if (buffer == nullptr) Fail("MemoryError", "Metal could not allocate ", nbytes, " bytes");
     return buffer;
   }
   void Free(int, void* ptr) override { ObjC::Get().Send<void>(static_cast<Id>(ptr), "release"); }
   void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
     Inflight::Get().Wait();  // a running kernel may still read the buffer
-    std::memcpy(Contents(t) , src, nbytes);
+    std::memcpy(Contents(t), src, nbytes);
   }
   void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
     Inflight::Get().Wait();
@@ -206,7 +207,8 @@ class MetalModule final : public PayloadModule {
     // each must be a Metal library file, which is checked now, not at launch.
     if (this->payload().fmt != "metallib") return;
     for (const auto& kv : this->payload().smap) {
-      if (kv.second.compare(0, sizeof(kMetallibMagic), kMetallibMagic, sizeof(kMetallibMagic)) != 0) {
+      if (kv.second.compare(0, sizeof(kMetallibMagic), kMetallibMagic, sizeof(kMetallibMagic)) !=
+          0) {
         Fail("ValueError", "Metal module: the metallib shader of '", kv.first,
              "' is not a Metal library file (it does not start with 'MTLB')");
       }
@@ -218,9 +220,8 @@ class MetalModule final : public PayloadModule {
   }
 
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t, const Args& args) {
-      Launch(info, args);
-    });
+    return LaunchingFunction(
+        name, [this](const FunctionInfo& info, size_t, const Args& args) { Launch(info, args); });
   }
 
  private:
@@ -271,17 +272,17 @@ class MetalModule final : public PayloadModule {
                           : objc.Send<Id>(objc.device(), "newLibraryWithSource:options:error:",
                                           objc.String(shader), static_cast<Id>(nullptr), &error);
     if (library == nullptr) {
-      Fail("RuntimeError", "Metal could not ", metallib ? "load the metallib of " : "compile ", name, ": ",
-           objc.ErrorText(error));
+      Fail("RuntimeError", "Metal could not ", metallib ? "load the metallib of " : "compile ",
+           name, ": ", objc.ErrorText(error));
     }
     Id function = objc.Send<Id>(library, "newFunctionWithName:", objc.String(name));
     objc.Send<void>(library, "release");
     if (function == nullptr) {
-      Fail("ValueError", "the ", metallib ? "metallib" : "MSL", " of ", name, " has no kernel function named ",
-           name);
+      Fail("ValueError", "the ", metallib ? "metallib" : "MSL", " of ", name,
+           " has no kernel function named ", name);
     }
-    Id pipeline = objc.Send<Id>(objc.device(), "newComputePipelineStateWithFunction:error:",
-                                function, &error);
+    Id pipeline = objc.Send<Id>(objc.device(),
+                                "newComputePipelineStateWithFunction:error:", function, &error);
     objc.Send<void>(function, "release");
     if (pipeline == nullptr) {
       Fail("RuntimeError", "Metal pipeline for ", name, " failed: ", objc.ErrorText(error));

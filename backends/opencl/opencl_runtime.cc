@@ -19,13 +19,30 @@ namespace {
 using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 // The driver entry points we use, resolved from libOpenCL at first use.
-#define MODRT_CL_FUNCTIONS(X)                                                       \
-  X(clGetPlatformIDs) X(clGetDeviceIDs) X(clGetDeviceInfo) X(clCreateContext)       \
-  X(clReleaseContext) X(clCreateCommandQueue) X(clReleaseCommandQueue)              \
-  X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueWriteBuffer)                   \
-  X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clCreateProgramWithBinary)  \
-  X(clBuildProgram) X(clGetProgramBuildInfo) X(clReleaseProgram) X(clCreateKernel)  \
-  X(clReleaseKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clFinish)
+// clang-format off
+#define MODRT_CL_FUNCTIONS(X)  \
+  X(clGetPlatformIDs)          \
+  X(clGetDeviceIDs)            \
+  X(clGetDeviceInfo)           \
+  X(clCreateContext)           \
+  X(clReleaseContext)          \
+  X(clCreateCommandQueue)      \
+  X(clReleaseCommandQueue)     \
+  X(clCreateBuffer)            \
+  X(clReleaseMemObject)        \
+  X(clEnqueueWriteBuffer)      \
+  X(clEnqueueReadBuffer)       \
+  X(clCreateProgramWithSource) \
+  X(clCreateProgramWithBinary) \
+  X(clBuildProgram)            \
+  X(clGetProgramBuildInfo)     \
+  X(clReleaseProgram)          \
+  X(clCreateKernel)            \
+  X(clReleaseKernel)           \
+  X(clSetKernelArg)            \
+  X(clEnqueueNDRangeKernel)    \
+  X(clFinish)
+// clang-format on
 
 struct ClApi {
 #define MODRT_CL_DECLARE(name) decltype(&::name) name = nullptr;
@@ -54,12 +71,12 @@ std::string ClError(cl_int code) {
   }
 }
 
-#define MODRT_CL_CHECK(call, what)                                            \
-  do {                                                                        \
-    cl_int modrt_cl_status = (call);                                          \
-    if (modrt_cl_status != CL_SUCCESS) {                                      \
+#define MODRT_CL_CHECK(call, what)                                                  \
+  do {                                                                              \
+    cl_int modrt_cl_status = (call);                                                \
+    if (modrt_cl_status != CL_SUCCESS) {                                            \
       Fail("RuntimeError", "OpenCL ", what, " failed: ", ClError(modrt_cl_status)); \
-    }                                                                         \
+    }                                                                               \
   } while (0)
 
 struct Device {
@@ -71,14 +88,10 @@ struct Device {
 // Process-wide OpenCL state: the driver, and a context and queue per device.
 class Workspace : public LazyDriverState<Workspace> {
  public:
-
   int count() const { return static_cast<int>(devices_.size()); }
   const ClApi& cl() const { return cl_; }
   const Device& device(int id) const {
-    if (id < 0 || id >= count()) {
-      Fail("ValueError", "opencl(", id, ") does not exist: ",
-           ok() ? StrCat(count(), " OpenCL devices") : reason());
-    }
+    CheckDevice(kBackendIdentity, id);
     return devices_[id];
   }
 
@@ -104,11 +117,13 @@ class Workspace : public LazyDriverState<Workspace> {
   friend class LazyDriverState<Workspace>;
 
   std::string Init() {
-    if (!lib_.Open({"libOpenCL.so.1", "libOpenCL.so"})) {
-      return "libOpenCL.so.1: " + lib_.error();
-    }
+    // MODRT_OPENCL_DRIVER_LIBRARY, else the system's ICD loader.
+    std::vector<std::string> candidates =
+        DriverLibraryCandidates(kBackendIdentity.name, {"libOpenCL.so.1", "libOpenCL.so"});
+    const std::string& library = candidates.front();
+    if (!lib_.Open(candidates)) return library + ": " + lib_.error();
 #define MODRT_CL_RESOLVE(name) \
-  if (!lib_.Resolve(#name, &cl_.name)) return "libOpenCL.so.1: " + lib_.error();
+  if (!lib_.Resolve(#name, &cl_.name)) return library + ": " + lib_.error();
     MODRT_CL_FUNCTIONS(MODRT_CL_RESOLVE)
 #undef MODRT_CL_RESOLVE
     cl_uint nplatforms = 0;
@@ -124,7 +139,8 @@ class Workspace : public LazyDriverState<Workspace> {
       cl_uint ndev = 0;
       if (cl_.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &ndev) != CL_SUCCESS) continue;
       std::vector<cl_device_id> ids(ndev);
-      if (cl_.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, ndev, ids.data(), nullptr) != CL_SUCCESS) continue;
+      if (cl_.clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, ndev, ids.data(), nullptr) != CL_SUCCESS)
+        continue;
       for (cl_device_id id : ids) {
         cl_int err = CL_SUCCESS;
         Device d;
@@ -148,16 +164,8 @@ class Workspace : public LazyDriverState<Workspace> {
   std::vector<Device> devices_;
 };
 
-class OpenCLDeviceAPI final : public DeviceAPI {
+class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
  public:
-  int DeviceCount() override {
-    Workspace& ws = Workspace::Get();
-    return ws.ok() ? ws.count() : 0;
-  }
-  std::string UnavailableReason() override {
-    Workspace& ws = Workspace::Get();
-    return ws.ok() ? "" : ws.reason();
-  }
   void GetAttr(int id, std::string_view name, Ret* ret) override {
     Workspace& ws = Workspace::Get();
     if (name == "name") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_NAME));
@@ -165,16 +173,19 @@ class OpenCLDeviceAPI final : public DeviceAPI {
     if (name == "driver_version") return ret->SetStr(ws.DeviceString(id, CL_DRIVER_VERSION));
     if (name == "device_version") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_VERSION));
     if (name == "max_threads_per_block") {
-      return ret->SetInt(static_cast<int64_t>(ws.DeviceValue<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)));
+      return ret->SetInt(
+          static_cast<int64_t>(ws.DeviceValue<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)));
     }
     if (name == "max_shared_memory_per_block") {
-      return ret->SetInt(static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE)));
+      return ret->SetInt(
+          static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE)));
     }
     if (name == "multi_processor_count") {
       return ret->SetInt(ws.DeviceValue<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
     }
     if (name == "global_memory") {
-      return ret->SetInt(static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE)));
+      return ret->SetInt(
+          static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE)));
     }
     if (name == "warp_size") return ret->SetInt(1);  // OpenCL has no fixed SIMD width
   }
@@ -211,7 +222,67 @@ class OpenCLDeviceAPI final : public DeviceAPI {
   }
 };
 
-class OpenCLModule;
+// Creates a program from `code` (OpenCL C when fmt is "cl", else a device
+// binary) and builds it for one device. On a build failure returns null with
+// the build status and log in `log`; driver errors throw.
+cl_program CreateAndBuild(int device_id, const std::string& fmt, const std::string& code,
+                          std::string* log) {
+  Workspace& ws = Workspace::Get();
+  const ClApi& cl = ws.cl();
+  const Device& dev = ws.device(device_id);
+  cl_int err = CL_SUCCESS;
+  cl_program program = nullptr;
+  if (fmt == "cl") {
+    const char* text = code.c_str();
+    size_t length = code.size();
+    program = cl.clCreateProgramWithSource(dev.context, 1, &text, &length, &err);
+  } else {
+    auto bytes = reinterpret_cast<const unsigned char*>(code.data());
+    size_t length = code.size();
+    cl_int binary_status = CL_SUCCESS;
+    program = cl.clCreateProgramWithBinary(dev.context, 1, &dev.id, &length, &bytes, &binary_status,
+                                           &err);
+  }
+  MODRT_CL_CHECK(err, StrCat("loading the ", fmt, " program"));
+  cl_int status = cl.clBuildProgram(program, 1, &dev.id, "", nullptr, nullptr);
+  if (status == CL_SUCCESS) return program;
+  size_t size = 0;
+  cl.clGetProgramBuildInfo(program, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+  std::string text(size, '\0');
+  cl.clGetProgramBuildInfo(program, dev.id, CL_PROGRAM_BUILD_LOG, size, text.data(), nullptr);
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  cl.clReleaseProgram(program);
+  *log = StrCat(ClError(status), ":\n", text);
+  return nullptr;
+}
+
+// `opencl.check_build(device_id, source, names)`: builds OpenCL C on a device
+// and creates each kernel named in the space-separated `names`, then releases
+// them: "" when all is well, else the build log or the missing kernel. What
+// modrt.compile runs where this runtime and a device are present.
+std::string CheckBuild(int device_id, const std::string& source, const std::string& names) {
+  std::string log;
+  cl_program program = CreateAndBuild(device_id, "cl", source, &log);
+  if (program == nullptr) return log;
+  const ClApi& cl = Workspace::Get().cl();
+  std::string missing;
+  size_t at = 0;
+  while (at < names.size()) {
+    size_t end = names.find(' ', at);
+    if (end == std::string::npos) end = names.size();
+    std::string name = names.substr(at, end - at);
+    at = end + 1;
+    if (name.empty()) continue;
+    cl_int err = CL_SUCCESS;
+    cl_kernel kernel = cl.clCreateKernel(program, name.c_str(), &err);
+    if (kernel != nullptr) cl.clReleaseKernel(kernel);
+    if (err != CL_SUCCESS) {
+      missing += StrCat("no kernel '", name, "' in the built program (", ClError(err), ")\n");
+    }
+  }
+  cl.clReleaseProgram(program);
+  return missing;
+}
 
 // One kernel on one device. cl_kernel argument state is shared, so setting
 // arguments and enqueueing happen under one lock.
@@ -236,9 +307,8 @@ class OpenCLModule final : public PayloadModule {
   }
 
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t index, const Args& args) {
-      Launch(info, index, args);
-    });
+    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t index,
+                                          const Args& args) { Launch(info, index, args); });
   }
 
  private:
@@ -261,8 +331,9 @@ class OpenCLModule final : public PayloadModule {
     }
     std::lock_guard lock(kernel.mu);
     for (size_t i = 0; i < k.ptrs.size(); ++i) {
-      MODRT_CL_CHECK(cl.clSetKernelArg(kernel.kernel, static_cast<cl_uint>(i), k.sizes[i], k.ptrs[i]),
-                     StrCat("setting argument ", i, " of ", info.name));
+      MODRT_CL_CHECK(
+          cl.clSetKernelArg(kernel.kernel, static_cast<cl_uint>(i), k.sizes[i], k.ptrs[i]),
+          StrCat("setting argument ", i, " of ", info.name));
     }
     if (has_dyn_shared) {
       // Dynamic shared memory is the kernel's trailing __local pointer.
@@ -293,7 +364,8 @@ class OpenCLModule final : public PayloadModule {
     if (!slot) {
       cl_int err = CL_SUCCESS;
       cl_kernel kernel = cl.clCreateKernel(program, name.c_str(), &err);
-      MODRT_CL_CHECK(err, StrCat("creating kernel '", name, "' (is it a __kernel in the program?)"));
+      MODRT_CL_CHECK(err,
+                     StrCat("creating kernel '", name, "' (is it a __kernel in the program?)"));
       slot = std::make_unique<Kernel>();
       slot->kernel = kernel;
     }
@@ -301,40 +373,18 @@ class OpenCLModule final : public PayloadModule {
   }
 
   cl_program BuildProgram(int device_id) {
-    Workspace& ws = Workspace::Get();
-    const ClApi& cl = ws.cl();
-    const Device& dev = ws.device(device_id);
-    const std::string& code = payload().code;
-    cl_int err = CL_SUCCESS;
-    cl_program program = nullptr;
-    if (payload().fmt == "cl") {
-      const char* text = code.c_str();
-      size_t length = code.size();
-      program = cl.clCreateProgramWithSource(dev.context, 1, &text, &length, &err);
-    } else {
-      auto bytes = reinterpret_cast<const unsigned char*>(code.data());
-      size_t length = code.size();
-      cl_int binary_status = CL_SUCCESS;
-      program = cl.clCreateProgramWithBinary(dev.context, 1, &dev.id, &length, &bytes,
-                                             &binary_status, &err);
-    }
-    MODRT_CL_CHECK(err, StrCat("loading the ", payload().fmt, " program"));
-    cl_int status = cl.clBuildProgram(program, 1, &dev.id, "", nullptr, nullptr);
-    if (status != CL_SUCCESS) {
-      size_t size = 0;
-      cl.clGetProgramBuildInfo(program, dev.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-      std::string log(size, '\0');
-      cl.clGetProgramBuildInfo(program, dev.id, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-      cl.clReleaseProgram(program);
-      Fail("RuntimeError", "OpenCL program build failed (", ClError(status), ") on ",
-           ws.DeviceString(device_id, CL_DEVICE_NAME), ":\n", log);
+    std::string log;
+    cl_program program = CreateAndBuild(device_id, payload().fmt, payload().code, &log);
+    if (program == nullptr) {
+      Fail("RuntimeError", "OpenCL program build failed on ",
+           Workspace::Get().DeviceString(device_id, CL_DEVICE_NAME), ":\n", log);
     }
     return program;
   }
 
   std::mutex mu_;
-  std::vector<cl_program> programs_;                             // per device
-  std::vector<std::vector<std::unique_ptr<Kernel>>> kernels_;    // per device, per function
+  std::vector<cl_program> programs_;                           // per device
+  std::vector<std::vector<std::unique_ptr<Kernel>>> kernels_;  // per device, per function
 };
 
 void InitPlugin() {
@@ -343,6 +393,11 @@ void InitPlugin() {
   });
   static OpenCLDeviceAPI api;
   RegisterDeviceAPI(kBackendIdentity.name, &api);
+  RegisterGlobal("opencl.check_build", [](const Args& args, Ret* ret) {
+    args.ExpectCount(3, "opencl.check_build");
+    ret->SetStr(CheckBuild(static_cast<int>(args.Int(0)), std::string(args.Str(1)),
+                           std::string(args.Str(2))));
+  });
 }
 
 }  // namespace

@@ -51,7 +51,11 @@ def test_target_mcpu_selects_the_gfx_arch(monkeypatch):
 
 
 def test_hip_that_does_not_compile_is_a_clear_error():
-    with pytest.raises(ValueError, match="(?s)hipcc failed.*use of undeclared identifier 'y'"):
+    with pytest.raises(
+        modrt.CompileError,
+        match=r"(?s)HIP of broken \(<broken\.hip>\) does not compile \[hipcc\].*"
+        r"<broken\.hip>:1:54: error: use of undeclared identifier 'y'",
+    ):
         modrt.compile('extern "C" __global__ void broken(float* x) { x[0] = y; }', "rocm", ["broken(float32*)"])
 
 

@@ -36,20 +36,55 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 constexpr const char* kLibrary = "libvulkan.so.1";
 
 // Entry points resolved through vkGetInstanceProcAddr once an instance exists.
-#define MODRT_VK_INSTANCE_FUNCTIONS(X)                                                         \
-  X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties)          \
-  X(vkGetPhysicalDeviceProperties2) X(vkGetPhysicalDeviceFeatures2)                            \
-  X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties)           \
-  X(vkCreateDevice) X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer)                   \
-  X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory)      \
-  X(vkBindBufferMemory) X(vkMapMemory) X(vkCreateShaderModule) X(vkDestroyShaderModule)        \
-  X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout)     \
-  X(vkDestroyPipelineLayout) X(vkCreateComputePipelines) X(vkDestroyPipeline)                  \
-  X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool) X(vkAllocateDescriptorSets)             \
-  X(vkUpdateDescriptorSets) X(vkCreateCommandPool) X(vkAllocateCommandBuffers)                 \
-  X(vkFreeCommandBuffers) X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkCmdBindPipeline)   \
-  X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdPipelineBarrier)    \
-  X(vkQueueSubmit) X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences) X(vkGetFenceStatus)
+// clang-format off
+#define MODRT_VK_INSTANCE_FUNCTIONS(X)        \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceProperties2)           \
+  X(vkGetPhysicalDeviceFeatures2)             \
+  X(vkGetPhysicalDeviceQueueFamilyProperties) \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
+  X(vkCreateDevice)                           \
+  X(vkDestroyDevice)                          \
+  X( vkGetDeviceQueue)                        \
+  X(vkCreateBuffer)                           \
+  X(vkDestroyBuffer)                          \
+  X(vkGetBufferMemoryRequirements)            \
+  X(vkAllocateMemory)                         \
+  X(vkFreeMemory)                             \
+  X( vkBindBufferMemory)                      \
+  X(vkMapMemory)                              \
+  X(vkCreateShaderModule)                     \
+  X(vkDestroyShaderModule)                    \
+  X(vkCreateDescriptorSetLayout)              \
+  X( vkDestroyDescriptorSetLayout)            \
+  X(vkCreatePipelineLayout)                   \
+  X(vkDestroyPipelineLayout)                  \
+  X(vkCreateComputePipelines)                 \
+  X(vkDestroyPipeline)                        \
+  X(vkCreateDescriptorPool)                   \
+  X(vkDestroyDescriptorPool)                  \
+  X(vkAllocateDescriptorSets)                 \
+  X(vkUpdateDescriptorSets)                   \
+  X(vkCreateCommandPool)                      \
+  X(vkAllocateCommandBuffers)                 \
+  X(vkFreeCommandBuffers)                     \
+  X(vkBeginCommandBuffer)                     \
+  X(vkEndCommandBuffer)                       \
+  X(vkCmdBindPipeline)                        \
+  X(vkCmdBindDescriptorSets)                  \
+  X(vkCmdPushConstants)                       \
+  X(vkCmdDispatch)                            \
+  X(vkCmdPipelineBarrier)                     \
+  X(vkQueueSubmit)                            \
+  X(vkCreateFence)                            \
+  X(vkDestroyFence)                           \
+  X(vkWaitForFences)                          \
+  X(vkGetFenceStatus)                         \
+  X(vkResetFences)                            \
+  X(vkResetDescriptorPool)
+// clang-format on
 
 struct VkApi {
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
@@ -80,12 +115,12 @@ std::string VkResultName(VkResult r) {
   }
 }
 
-#define MODRT_VK_CHECK(call, what)                                                   \
-  do {                                                                               \
-    VkResult modrt_vk_status = (call);                                               \
-    if (modrt_vk_status != VK_SUCCESS) {                                             \
+#define MODRT_VK_CHECK(call, what)                                                       \
+  do {                                                                                   \
+    VkResult modrt_vk_status = (call);                                                   \
+    if (modrt_vk_status != VK_SUCCESS) {                                                 \
       Fail("RuntimeError", "Vulkan ", what, " failed: ", VkResultName(modrt_vk_status)); \
-    }                                                                                \
+    }                                                                                    \
   } while (0)
 
 // A Vulkan struct with its sType set and every other member zero.
@@ -97,7 +132,8 @@ T Make(VkStructureType type) {
 }
 
 std::string VersionString(uint32_t v) {
-  return StrCat(VK_API_VERSION_MAJOR(v), ".", VK_API_VERSION_MINOR(v), ".", VK_API_VERSION_PATCH(v));
+  return StrCat(VK_API_VERSION_MAJOR(v), ".", VK_API_VERSION_MINOR(v), ".",
+                VK_API_VERSION_PATCH(v));
 }
 
 // What a device can do, read from its properties and features.
@@ -110,11 +146,30 @@ struct Capabilities {
   uint64_t device_local_bytes = 0;
 };
 
-// A command buffer in flight and what it holds until its fence signals.
-struct Submission {
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VkFence fence = VK_NULL_HANDLE;
+// What one launch records and submits: a command buffer, the fence that says
+// it finished, and a descriptor pool for its buffer bindings. Slots are made
+// once and recycled: a finished slot goes back to its device's free list and
+// the next launch resets and reuses it. A slot remembers what it last held
+// (descriptor set contents, recorded commands) so that a launch identical to
+// the slot's last one re-submits it without updating or recording anything.
+struct Slot {
+  VkCommandBuffer cmd = VK_NULL_HANDLE;  // from Device::commands
+  VkFence fence = VK_NULL_HANDLE;        // unsignaled while the slot is free
   VkDescriptorPool descriptors = VK_NULL_HANDLE;
+  uint32_t descriptor_capacity = 0;  // storage buffers the pool holds (one set)
+  // The set allocated from `descriptors` and what it was written with; valid
+  // while `generation` equals the device's (bumped when buffers or pipelines
+  // are destroyed, whose handles may then be reused).
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  std::vector<VkBuffer> bound;
+  // What `cmd` holds when `recorded`: a complete recording of this dispatch.
+  bool recorded = false;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkDescriptorSet recorded_set = VK_NULL_HANDLE;
+  std::array<uint32_t, 3> grid{};
+  std::vector<uint8_t> constants;
+  uint64_t generation = 0;
 };
 
 struct Device {
@@ -124,11 +179,19 @@ struct Device {
   VkQueue queue = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory{};
   Capabilities caps;
-  // Guards the queue, the command pool and the submissions in flight.
+  // Guards the queue, the command pool, the slots and `generation`.
   std::unique_ptr<std::mutex> mu = std::make_unique<std::mutex>();
-  VkCommandPool commands = VK_NULL_HANDLE;
-  std::vector<Submission> in_flight;
+  VkCommandPool commands = VK_NULL_HANDLE;  // with RESET_COMMAND_BUFFER
+  std::vector<Slot> in_flight;              // in submission order
+  std::vector<Slot> free;                   // finished, fences reset; reused last-in first-out
+  // Bumped whenever a buffer or a pipeline of this device is destroyed: what
+  // slots remember from before may name a handle now reused for another object.
+  uint64_t generation = 0;
+  int64_t slots_created = 0;  // ever; launches recycle them
 };
+
+// At most this many finished slots are kept per device; more are destroyed.
+constexpr size_t kMaxFreeSlots = 64;
 
 // Device memory behind a tensor: a storage buffer, persistently mapped.
 struct Buffer {
@@ -161,64 +224,133 @@ const char* DeviceTypeName(VkPhysicalDeviceType type) {
 // with one compute queue per usable physical device (best kind first).
 class Workspace : public LazyDriverState<Workspace> {
  public:
-
   int count() const { return static_cast<int>(devices_.size()); }
   const VkApi& vk() const { return vk_; }
   Device& device(int id) {
-    if (id < 0 || id >= count()) {
-      Fail("ValueError", "vulkan(", id, ") does not exist: ",
-           ok() ? StrCat(count(), " Vulkan devices") : reason());
-    }
+    CheckDevice(kBackendIdentity, id);
     return devices_[id];
   }
 
-  // Waits for everything submitted to the device; frees what it held.
+  // Waits for everything submitted to the device; recycles what it held.
   void Drain(Device& d) {
     std::lock_guard lock(*d.mu);
     Retire(d, /*wait=*/true);
   }
 
-  // Frees finished submissions; with `wait`, waits for all of them first.
-  // Callers hold d.mu.
+  // Drain, and forget what slots remember: a buffer or pipeline is about to be
+  // destroyed, and its handle may be reused for another object.
+  void DrainAndInvalidate(Device& d) {
+    std::lock_guard lock(*d.mu);
+    Retire(d, /*wait=*/true);
+    ++d.generation;
+  }
+
+  // Moves finished submissions to the free list; with `wait`, waits for all of
+  // them first. Callers hold d.mu.
   void Retire(Device& d, bool wait) {
-    if (wait && !d.in_flight.empty()) {
-      std::vector<VkFence> fences;
-      for (const Submission& s : d.in_flight) fences.push_back(s.fence);
-      MODRT_VK_CHECK(vk_.vkWaitForFences(d.device, static_cast<uint32_t>(fences.size()), fences.data(), VK_TRUE,
-                                         UINT64_MAX),
+    if (d.in_flight.empty()) return;
+    std::vector<VkFence> fences;
+    fences.reserve(d.in_flight.size());
+    size_t finished = 0;
+    if (wait) {
+      // Every fence: a fence covers only its own submission, so the last one
+      // signalling says nothing of the others' fences.
+      for (const Slot& s : d.in_flight) fences.push_back(s.fence);
+      MODRT_VK_CHECK(vk_.vkWaitForFences(d.device, static_cast<uint32_t>(fences.size()),
+                                         fences.data(), VK_TRUE, UINT64_MAX),
                      "waiting for kernels");
-    }
-    auto done = [&](const Submission& s) { return vk_.vkGetFenceStatus(d.device, s.fence) == VK_SUCCESS; };
-    auto keep = d.in_flight.begin();
-    for (auto it = d.in_flight.begin(); it != d.in_flight.end(); ++it) {
-      if (!done(*it)) {
-        *keep++ = *it;
-        continue;
+      finished = d.in_flight.size();
+    } else {
+      // Oldest first; the first one still running ends the scan (a later one
+      // that finished is recycled next time).
+      while (finished < d.in_flight.size() &&
+             vk_.vkGetFenceStatus(d.device, d.in_flight[finished].fence) == VK_SUCCESS) {
+        fences.push_back(d.in_flight[finished].fence);
+        ++finished;
       }
-      vk_.vkFreeCommandBuffers(d.device, d.commands, 1, &it->cmd);
-      vk_.vkDestroyFence(d.device, it->fence, nullptr);
-      if (it->descriptors) vk_.vkDestroyDescriptorPool(d.device, it->descriptors, nullptr);
     }
-    d.in_flight.erase(keep, d.in_flight.end());
+    if (finished == 0) return;
+    VkResult reset =
+        vk_.vkResetFences(d.device, static_cast<uint32_t>(fences.size()), fences.data());
+    for (size_t i = 0; i < finished; ++i) {
+      Slot& s = d.in_flight[i];
+      if (reset == VK_SUCCESS && d.free.size() < kMaxFreeSlots) {
+        d.free.push_back(std::move(s));
+      } else {
+        DestroySlot(d, s);
+      }
+    }
+    d.in_flight.erase(d.in_flight.begin(),
+                      d.in_flight.begin() + static_cast<std::ptrdiff_t>(finished));
+    MODRT_VK_CHECK(reset, "resetting fences");
+  }
+
+  // A free slot (recycled when there is one), its fence unsignaled. Callers hold d.mu.
+  Slot AcquireSlot(Device& d) {
+    if (!d.free.empty()) {
+      Slot s = std::move(d.free.back());
+      d.free.pop_back();
+      return s;
+    }
+    Slot s;
+    ++d.slots_created;
+    auto alloc = Make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    alloc.commandPool = d.commands;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    MODRT_VK_CHECK(vk_.vkAllocateCommandBuffers(d.device, &alloc, &s.cmd),
+                   "allocating a command buffer");
+    auto fence = Make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+    VkResult r = vk_.vkCreateFence(d.device, &fence, nullptr, &s.fence);
+    if (r != VK_SUCCESS) {
+      DestroySlot(d, s);
+      MODRT_VK_CHECK(r, "creating a fence");
+    }
+    return s;
+  }
+
+  // Returns a slot that was not submitted (its fence unsignaled) to the free
+  // list, forgetting its recording. Callers hold d.mu.
+  void ReleaseUnsubmitted(Device& d, Slot& s) {
+    s.recorded = false;
+    s.set = VK_NULL_HANDLE;  // may be half written
+    if (d.free.size() < kMaxFreeSlots) {
+      d.free.push_back(std::move(s));
+    } else {
+      DestroySlot(d, s);
+    }
+  }
+
+  void DestroySlot(const Device& d, Slot& s) {
+    if (s.cmd) vk_.vkFreeCommandBuffers(d.device, d.commands, 1, &s.cmd);
+    if (s.fence) vk_.vkDestroyFence(d.device, s.fence, nullptr);
+    if (s.descriptors) vk_.vkDestroyDescriptorPool(d.device, s.descriptors, nullptr);
+    s = Slot{};
   }
 
  private:
   friend class LazyDriverState<Workspace>;
 
   std::string Init() {
-    if (!lib_.Open({kLibrary})) return StrCat(kLibrary, ": ", lib_.error());
+    // MODRT_VULKAN_DRIVER_LIBRARY, else the system's Vulkan loader.
+    const std::vector<std::string> candidates =
+        DriverLibraryCandidates(kBackendIdentity.name, {kLibrary});
+    const std::string& library = candidates.front();
+    if (!lib_.Open(candidates)) return StrCat(library, ": ", lib_.error());
     if (!lib_.Resolve("vkGetInstanceProcAddr", &vk_.vkGetInstanceProcAddr)) {
-      return StrCat(kLibrary, ": ", lib_.error());
+      return StrCat(library, ": ", lib_.error());
     }
     auto global = [&](const char* name) { return vk_.vkGetInstanceProcAddr(VK_NULL_HANDLE, name); };
     vk_.vkCreateInstance = reinterpret_cast<PFN_vkCreateInstance>(global("vkCreateInstance"));
     vk_.vkEnumerateInstanceVersion =
         reinterpret_cast<PFN_vkEnumerateInstanceVersion>(global("vkEnumerateInstanceVersion"));
-    if (vk_.vkCreateInstance == nullptr) return StrCat(kLibrary, " does not provide vkCreateInstance");
+    if (vk_.vkCreateInstance == nullptr)
+      return StrCat(library, " does not provide vkCreateInstance");
     uint32_t loader_version = VK_API_VERSION_1_0;
     if (vk_.vkEnumerateInstanceVersion) vk_.vkEnumerateInstanceVersion(&loader_version);
     if (loader_version < VK_API_VERSION_1_1) {
-      return StrCat(kLibrary, " is Vulkan ", VersionString(loader_version), "; modrt needs Vulkan 1.1");
+      return StrCat(library, " is Vulkan ", VersionString(loader_version),
+                    "; modrt needs Vulkan 1.1");
     }
     instance_version_ = std::min<uint32_t>(loader_version, VK_API_VERSION_1_2);
 
@@ -230,21 +362,22 @@ class Workspace : public LazyDriverState<Workspace> {
     info.pApplicationInfo = &app;
     VkResult r = vk_.vkCreateInstance(&info, nullptr, &instance_);
     if (r != VK_SUCCESS) {
-      return StrCat(kLibrary, " found no usable Vulkan driver (vkCreateInstance: ", VkResultName(r),
+      return StrCat(library, " found no usable Vulkan driver (vkCreateInstance: ", VkResultName(r),
                     "); is an ICD such as Mesa's lavapipe (mesa-vulkan-drivers) installed?");
     }
 #define MODRT_VK_RESOLVE(name)                                                          \
   vk_.name = reinterpret_cast<PFN_##name>(vk_.vkGetInstanceProcAddr(instance_, #name)); \
-  if (vk_.name == nullptr) return StrCat(kLibrary, " does not provide " #name);
+  if (vk_.name == nullptr) return StrCat(library, " does not provide " #name);
     MODRT_VK_INSTANCE_FUNCTIONS(MODRT_VK_RESOLVE)
 #undef MODRT_VK_RESOLVE
 
     uint32_t n = 0;
     r = vk_.vkEnumeratePhysicalDevices(instance_, &n, nullptr);
     std::vector<VkPhysicalDevice> physical(n);
-    if (r == VK_SUCCESS && n > 0) r = vk_.vkEnumeratePhysicalDevices(instance_, &n, physical.data());
+    if (r == VK_SUCCESS && n > 0)
+      r = vk_.vkEnumeratePhysicalDevices(instance_, &n, physical.data());
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-      return StrCat(kLibrary, ": vkEnumeratePhysicalDevices failed: ", VkResultName(r));
+      return StrCat(library, ": vkEnumeratePhysicalDevices failed: ", VkResultName(r));
     }
     std::vector<std::string> skipped;
     for (VkPhysicalDevice p : physical) {
@@ -260,7 +393,7 @@ class Workspace : public LazyDriverState<Workspace> {
       return DeviceRank(a.caps.props.deviceType) < DeviceRank(b.caps.props.deviceType);
     });
     if (devices_.empty()) {
-      std::string why = StrCat(kLibrary, " reports no usable Vulkan device (", physical.size(),
+      std::string why = StrCat(library, " reports no usable Vulkan device (", physical.size(),
                                " physical devices");
       for (const auto& s : skipped) why += "; " + s;
       return why + ")";
@@ -276,17 +409,22 @@ class Workspace : public LazyDriverState<Workspace> {
     vk_.vkGetPhysicalDeviceProperties(p, &caps.props);
     const std::string name = caps.props.deviceName;
     if (caps.props.apiVersion < VK_API_VERSION_1_1) return name + ": Vulkan 1.0 only";
-    const bool v12 = caps.props.apiVersion >= VK_API_VERSION_1_2 && instance_version_ >= VK_API_VERSION_1_2;
+    const bool v12 =
+        caps.props.apiVersion >= VK_API_VERSION_1_2 && instance_version_ >= VK_API_VERSION_1_2;
 
-    auto subgroup = Make<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
+    auto subgroup = Make<VkPhysicalDeviceSubgroupProperties>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
     auto props2 = Make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
     props2.pNext = &subgroup;
     vk_.vkGetPhysicalDeviceProperties2(p, &props2);
     caps.subgroup_size = subgroup.subgroupSize;
 
-    auto storage16 = Make<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
-    auto storage8 = Make<VkPhysicalDevice8BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
-    auto f16i8 = Make<VkPhysicalDeviceShaderFloat16Int8Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+    auto storage16 = Make<VkPhysicalDevice16BitStorageFeatures>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+    auto storage8 = Make<VkPhysicalDevice8BitStorageFeatures>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
+    auto f16i8 = Make<VkPhysicalDeviceShaderFloat16Int8Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
     auto features = Make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
     features.pNext = &storage16;
     if (v12) {
@@ -312,7 +450,8 @@ class Workspace : public LazyDriverState<Workspace> {
     int family = -1;
     for (uint32_t i = 0; i < nfamilies; ++i) {
       if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-      if (family < 0 || !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) family = static_cast<int>(i);
+      if (family < 0 || !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))
+        family = static_cast<int>(i);
     }
     if (family < 0) return name + ": no compute queue";
     d->queue_family = static_cast<uint32_t>(family);
@@ -337,6 +476,7 @@ class Workspace : public LazyDriverState<Workspace> {
     if (r != VK_SUCCESS) return StrCat(name, ": vkCreateDevice failed: ", VkResultName(r));
     vk_.vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
     auto pool = Make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;  // slots re-record their buffers
     pool.queueFamilyIndex = d->queue_family;
     r = vk_.vkCreateCommandPool(d->device, &pool, nullptr, &d->commands);
     if (r != VK_SUCCESS) {
@@ -355,7 +495,8 @@ class Workspace : public LazyDriverState<Workspace> {
 
 // Host-visible, coherent memory for `bits`; device-local as well when there is such.
 uint32_t PickMemoryType(const Device& d, uint32_t bits) {
-  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkMemoryPropertyFlags host =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   int best = -1;
   for (uint32_t i = 0; i < d.memory.memoryTypeCount; ++i) {
     const VkMemoryPropertyFlags flags = d.memory.memoryTypes[i].propertyFlags;
@@ -365,20 +506,14 @@ uint32_t PickMemoryType(const Device& d, uint32_t bits) {
       if (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) break;
     }
   }
-  if (best < 0) Fail("RuntimeError", "Vulkan device ", d.caps.props.deviceName, " has no host-visible coherent memory for buffers");
+  if (best < 0)
+    Fail("RuntimeError", "Vulkan device ", d.caps.props.deviceName,
+         " has no host-visible coherent memory for buffers");
   return static_cast<uint32_t>(best);
 }
 
-class VulkanDeviceAPI final : public DeviceAPI {
+class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
  public:
-  int DeviceCount() override {
-    Workspace& ws = Workspace::Get();
-    return ws.ok() ? ws.count() : 0;
-  }
-  std::string UnavailableReason() override {
-    Workspace& ws = Workspace::Get();
-    return ws.ok() ? "" : ws.reason();
-  }
   void GetAttr(int id, std::string_view name, Ret* ret) override {
     const Capabilities& c = Workspace::Get().device(id).caps;
     const VkPhysicalDeviceLimits& l = c.props.limits;
@@ -396,12 +531,15 @@ class VulkanDeviceAPI final : public DeviceAPI {
     if (name == "max_storage_buffer_range") return ret->SetInt(l.maxStorageBufferRange);
     if (name == "max_uniform_buffer_range") return ret->SetInt(l.maxUniformBufferRange);
     if (name == "max_bound_descriptor_sets") return ret->SetInt(l.maxBoundDescriptorSets);
-    if (name == "max_storage_buffers_per_stage") return ret->SetInt(l.maxPerStageDescriptorStorageBuffers);
+    if (name == "max_storage_buffers_per_stage")
+      return ret->SetInt(l.maxPerStageDescriptorStorageBuffers);
     if (name == "global_memory") return ret->SetInt(static_cast<int64_t>(c.device_local_bytes));
     static const char* const kAxes[] = {"x", "y", "z"};
     for (int a = 0; a < 3; ++a) {
-      if (name == StrCat("max_block_dim_", kAxes[a])) return ret->SetInt(l.maxComputeWorkGroupSize[a]);
-      if (name == StrCat("max_grid_dim_", kAxes[a])) return ret->SetInt(l.maxComputeWorkGroupCount[a]);
+      if (name == StrCat("max_block_dim_", kAxes[a]))
+        return ret->SetInt(l.maxComputeWorkGroupSize[a]);
+      if (name == StrCat("max_grid_dim_", kAxes[a]))
+        return ret->SetInt(l.maxComputeWorkGroupCount[a]);
     }
     const std::pair<const char*, bool> flags[] = {
         {"supports_float16", c.float16},
@@ -438,8 +576,10 @@ class VulkanDeviceAPI final : public DeviceAPI {
       alloc.memoryTypeIndex = PickMemoryType(d, req.memoryTypeBits);
       MODRT_VK_CHECK(vk.vkAllocateMemory(d.device, &alloc, nullptr, &buf->memory),
                      StrCat("allocation of ", nbytes, " bytes"));
-      MODRT_VK_CHECK(vk.vkBindBufferMemory(d.device, buf->buffer, buf->memory, 0), "binding buffer memory");
-      MODRT_VK_CHECK(vk.vkMapMemory(d.device, buf->memory, 0, VK_WHOLE_SIZE, 0, &buf->host), "mapping a buffer");
+      MODRT_VK_CHECK(vk.vkBindBufferMemory(d.device, buf->buffer, buf->memory, 0),
+                     "binding buffer memory");
+      MODRT_VK_CHECK(vk.vkMapMemory(d.device, buf->memory, 0, VK_WHOLE_SIZE, 0, &buf->host),
+                     "mapping a buffer");
     } catch (...) {
       Release(d, *buf);
       throw;
@@ -450,7 +590,7 @@ class VulkanDeviceAPI final : public DeviceAPI {
     Workspace& ws = Workspace::Get();
     Device& d = ws.device(id);
     std::unique_ptr<Buffer> buf(static_cast<Buffer*>(ptr));
-    ws.Drain(d);  // a kernel in flight may still use it
+    ws.DrainAndInvalidate(d);  // a kernel in flight may still use it; slots may name it
     Release(d, *buf);
   }
   void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
@@ -481,9 +621,9 @@ class VulkanDeviceAPI final : public DeviceAPI {
 // What a launch needs to know about a shader, read from its SPIR-V. The
 // driver never sees a module that fails these checks.
 struct ShaderInfo {
-  std::string entry;                // the GLCompute entry point
-  bool fixed_size = false;          // LocalSize given as literals ...
-  std::array<uint32_t, 3> size{};   // ... of this size
+  std::string entry;               // the GLCompute entry point
+  bool fixed_size = false;         // LocalSize given as literals ...
+  std::array<uint32_t, 3> size{};  // ... of this size
 };
 
 ShaderInfo ScanSpirv(const std::string& function, const std::string& code) {
@@ -491,23 +631,25 @@ ShaderInfo ScanSpirv(const std::string& function, const std::string& code) {
     Fail("ValueError", "the shader of '", function, "' is not valid SPIR-V: ", why);
   };
   if (code.size() < 20 || code.size() % 4 != 0) {
-    return bad(StrCat(code.size(), " bytes is not a whole SPIR-V module (a 20-byte header, then 4-byte words)"));
+    return bad(StrCat(code.size(),
+                      " bytes is not a whole SPIR-V module (a 20-byte header, then 4-byte words)"));
   }
   std::vector<uint32_t> w(code.size() / 4);
   std::memcpy(w.data(), code.data(), code.size());
   if (w[0] != 0x07230203u) return bad("wrong magic number");
-  std::vector<std::pair<uint32_t, std::string>> entries;  // GLCompute only
-  std::vector<uint32_t> functions;                        // result ids of OpFunction
+  std::vector<std::pair<uint32_t, std::string>> entries;   // GLCompute only
+  std::vector<uint32_t> functions;                         // result ids of OpFunction
   std::map<uint32_t, std::array<uint32_t, 3>> local_size;  // entry point -> LocalSize
   bool local_size_id = false;                              // LocalSizeId: set by constants
   // A WorkgroupSize built-in overrides LocalSize: fixed when it is a constant
   // composite of constants, set at launch when a specialization constant one.
   std::vector<uint32_t> workgroup_size_ids;
-  std::map<uint32_t, uint32_t> constants;               // OpConstant (32-bit) values
+  std::map<uint32_t, uint32_t> constants;                // OpConstant (32-bit) values
   std::map<uint32_t, std::vector<uint32_t>> composites;  // OpConstantComposite parts
   for (size_t i = 5; i < w.size();) {
     const uint32_t count = w[i] >> 16, op = w[i] & 0xffffu;
-    if (count == 0 || i + count > w.size()) return bad(StrCat("instruction at word ", i, " overruns the module"));
+    if (count == 0 || i + count > w.size())
+      return bad(StrCat("instruction at word ", i, " overruns the module"));
     if (op == 15 && count >= 4 && w[i + 1] == 5) {  // OpEntryPoint GLCompute
       const char* text = reinterpret_cast<const char*>(&w[i + 3]);
       const size_t max = (count - 3) * 4;
@@ -520,7 +662,8 @@ ShaderInfo ScanSpirv(const std::string& function, const std::string& code) {
       local_size[w[i + 1]] = {w[i + 3], w[i + 4], w[i + 5]};
     } else if (op == 331 && count >= 3 && w[i + 2] == 38) {  // OpExecutionModeId LocalSizeId
       local_size_id = true;
-    } else if (op == 71 && count >= 4 && w[i + 2] == 11 && w[i + 3] == 25) {  // BuiltIn WorkgroupSize
+    } else if (op == 71 && count >= 4 && w[i + 2] == 11 &&
+               w[i + 3] == 25) {  // BuiltIn WorkgroupSize
       workgroup_size_ids.push_back(w[i + 1]);
     } else if (op == 43 && count == 4) {  // OpConstant, 32-bit
       constants[w[i + 2]] = w[i + 3];
@@ -542,7 +685,8 @@ ShaderInfo ScanSpirv(const std::string& function, const std::string& code) {
          ") and none is named '", function, "'");
   }
   if (std::find(functions.begin(), functions.end(), chosen->first) == functions.end()) {
-    return bad(StrCat("its entry point '", chosen->second, "' names %", chosen->first, ", which is not a function"));
+    return bad(StrCat("its entry point '", chosen->second, "' names %", chosen->first,
+                      ", which is not a function"));
   }
   ShaderInfo info;
   info.entry = chosen->second;
@@ -608,7 +752,7 @@ class VulkanModule final : public PayloadModule {
       if (!drained[std::get<0>(key)]) {
         drained[std::get<0>(key)] = true;
         try {
-          ws.Drain(d);  // launches in flight still use the pipelines
+          ws.DrainAndInvalidate(d);  // launches in flight still use the pipelines
         } catch (const Error&) {
           // A lost device cannot use them either.
         }
@@ -618,9 +762,8 @@ class VulkanModule final : public PayloadModule {
   }
 
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t, const Args& args) {
-      Launch(info, args);
-    });
+    return LaunchingFunction(
+        name, [this](const FunctionInfo& info, size_t, const Args& args) { Launch(info, args); });
   }
 
   int64_t pipelines_created() const { return pipelines_created_.load(); }
@@ -638,8 +781,8 @@ class VulkanModule final : public PayloadModule {
     const VkPhysicalDeviceLimits& limits = d.caps.props.limits;
     for (int a = 0; a < 3; ++a) {
       if (k.launch.grid[a] > limits.maxComputeWorkGroupCount[a]) {
-        Fail("ValueError", info.name, ": blockIdx.", "xyz"[a], " = ", k.launch.grid[a], " exceeds the device's limit of ",
-             limits.maxComputeWorkGroupCount[a]);
+        Fail("ValueError", info.name, ": blockIdx.", "xyz"[a], " = ", k.launch.grid[a],
+             " exceeds the device's limit of ", limits.maxComputeWorkGroupCount[a]);
       }
     }
     const Pipeline& p = GetPipeline(device_id, d, info, k.launch);
@@ -648,7 +791,8 @@ class VulkanModule final : public PayloadModule {
     std::vector<VkDescriptorBufferInfo> buffers;
     for (size_t i = 0; i < info.args.size(); ++i) {
       if (info.args[i].is_buffer) {
-        buffers.push_back({static_cast<const Buffer*>(k.buffers[i]->data)->buffer, 0, VK_WHOLE_SIZE});
+        buffers.push_back(
+            {static_cast<const Buffer*>(k.buffers[i]->data)->buffer, 0, VK_WHOLE_SIZE});
       } else {
         std::memcpy(constants.data() + push.offsets[i], k.ptrs[i], k.sizes[i]);
       }
@@ -656,97 +800,150 @@ class VulkanModule final : public PayloadModule {
 
     std::lock_guard lock(*d.mu);
     ws.Retire(d, /*wait=*/false);
-    Submission s;
-    // Released on any failure below; handed to in_flight on success.
+    Slot s = ws.AcquireSlot(d);
+    // Back to the free list on any failure below; handed to in_flight on success.
     struct Cleanup {
-      const VkApi& vk;
+      Workspace& ws;
       Device& d;
-      Submission& s;
+      Slot& s;
       bool armed = true;
       ~Cleanup() {
-        if (!armed) return;
-        if (s.cmd) vk.vkFreeCommandBuffers(d.device, d.commands, 1, &s.cmd);
-        if (s.fence) vk.vkDestroyFence(d.device, s.fence, nullptr);
-        if (s.descriptors) vk.vkDestroyDescriptorPool(d.device, s.descriptors, nullptr);
+        if (armed) ws.ReleaseUnsubmitted(d, s);
       }
-    } cleanup{vk, d, s};
+    } cleanup{ws, d, s};
+    if (s.generation != d.generation) {
+      s.set = VK_NULL_HANDLE;
+      s.recorded = false;
+      s.generation = d.generation;
+    }
 
-    VkDescriptorSet set = VK_NULL_HANDLE;
+    // The descriptor set: kept when the slot's set already binds these buffers
+    // for this layout, else the pool is reset (grown if need be) and a set written.
+    bool rewritten = false;
     if (!buffers.empty()) {
-      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, static_cast<uint32_t>(buffers.size())};
-      auto pool = Make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
-      pool.maxSets = 1;
-      pool.poolSizeCount = 1;
-      pool.pPoolSizes = &size;
-      MODRT_VK_CHECK(vk.vkCreateDescriptorPool(d.device, &pool, nullptr, &s.descriptors), "creating a descriptor pool");
-      auto alloc = Make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
-      alloc.descriptorPool = s.descriptors;
-      alloc.descriptorSetCount = 1;
-      alloc.pSetLayouts = &p.set_layout;
-      MODRT_VK_CHECK(vk.vkAllocateDescriptorSets(d.device, &alloc, &set), "allocating a descriptor set");
-      std::vector<VkWriteDescriptorSet> writes(buffers.size());
-      for (size_t b = 0; b < buffers.size(); ++b) {
-        writes[b] = Make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
-        writes[b].dstSet = set;
-        writes[b].dstBinding = static_cast<uint32_t>(b);
-        writes[b].descriptorCount = 1;
-        writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[b].pBufferInfo = &buffers[b];
+      const bool same =
+          s.set != VK_NULL_HANDLE && s.set_layout == p.set_layout &&
+          s.bound.size() == buffers.size() &&
+          std::equal(buffers.begin(), buffers.end(), s.bound.begin(),
+                     [](const VkDescriptorBufferInfo& b, VkBuffer v) { return b.buffer == v; });
+      if (!same) {
+        rewritten = true;
+        s.set = VK_NULL_HANDLE;
+        s.recorded = false;
+        if (s.descriptor_capacity < buffers.size()) {
+          if (s.descriptors) vk.vkDestroyDescriptorPool(d.device, s.descriptors, nullptr);
+          s.descriptors = VK_NULL_HANDLE;
+          s.descriptor_capacity = 0;
+          const uint32_t capacity = std::max<uint32_t>(static_cast<uint32_t>(buffers.size()), 8);
+          VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity};
+          auto pool =
+              Make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+          pool.maxSets = 1;
+          pool.poolSizeCount = 1;
+          pool.pPoolSizes = &size;
+          MODRT_VK_CHECK(vk.vkCreateDescriptorPool(d.device, &pool, nullptr, &s.descriptors),
+                         "creating a descriptor pool");
+          s.descriptor_capacity = capacity;
+        } else {
+          MODRT_VK_CHECK(vk.vkResetDescriptorPool(d.device, s.descriptors, 0),
+                         "resetting a descriptor pool");
+        }
+        auto alloc =
+            Make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+        alloc.descriptorPool = s.descriptors;
+        alloc.descriptorSetCount = 1;
+        alloc.pSetLayouts = &p.set_layout;
+        VkDescriptorSet set = VK_NULL_HANDLE;
+        MODRT_VK_CHECK(vk.vkAllocateDescriptorSets(d.device, &alloc, &set),
+                       "allocating a descriptor set");
+        std::vector<VkWriteDescriptorSet> writes(buffers.size());
+        for (size_t b = 0; b < buffers.size(); ++b) {
+          writes[b] = Make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+          writes[b].dstSet = set;
+          writes[b].dstBinding = static_cast<uint32_t>(b);
+          writes[b].descriptorCount = 1;
+          writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+          writes[b].pBufferInfo = &buffers[b];
+        }
+        vk.vkUpdateDescriptorSets(d.device, static_cast<uint32_t>(writes.size()), writes.data(), 0,
+                                  nullptr);
+        s.set = set;
+        s.set_layout = p.set_layout;
+        s.bound.clear();
+        for (const auto& b : buffers) s.bound.push_back(b.buffer);
       }
-      vk.vkUpdateDescriptorSets(d.device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
     }
+    const VkDescriptorSet set = buffers.empty() ? VK_NULL_HANDLE : s.set;
 
-    auto alloc = Make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-    alloc.commandPool = d.commands;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    MODRT_VK_CHECK(vk.vkAllocateCommandBuffers(d.device, &alloc, &s.cmd), "allocating a command buffer");
-    auto begin = Make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    MODRT_VK_CHECK(vk.vkBeginCommandBuffer(s.cmd, &begin), "recording a launch");
-    // Kernels run in submission order, like a stream: each waits for the
-    // writes of the ones before it.
-    auto before = Make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-    before.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    vk.vkCmdPipelineBarrier(s.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                            &before, 0, nullptr, 0, nullptr);
-    vk.vkCmdBindPipeline(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-    if (set) {
-      vk.vkCmdBindDescriptorSets(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+    // The recording: re-submitted as it is when the slot last recorded this
+    // very dispatch (pipeline, bindings, push constants, grid).
+    const std::array<uint32_t, 3> grid{static_cast<uint32_t>(k.launch.grid[0]),
+                                       static_cast<uint32_t>(k.launch.grid[1]),
+                                       static_cast<uint32_t>(k.launch.grid[2])};
+    const bool replay = s.recorded && !rewritten && s.pipeline == p.pipeline &&
+                        s.recorded_set == set && s.grid == grid && s.constants == constants;
+    if (!replay) {
+      s.recorded = false;
+      // Begin resets the buffer (the pool allows it); no ONE_TIME_SUBMIT: it may be replayed.
+      auto begin = Make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+      MODRT_VK_CHECK(vk.vkBeginCommandBuffer(s.cmd, &begin), "recording a launch");
+      // Kernels run in submission order, like a stream: each waits for the
+      // writes of the ones before it.
+      auto before = Make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+      before.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      before.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      vk.vkCmdPipelineBarrier(s.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, nullptr, 0,
+                              nullptr);
+      vk.vkCmdBindPipeline(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+      if (set) {
+        vk.vkCmdBindDescriptorSets(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0,
+                                   nullptr);
+      }
+      if (push.size > 0) {
+        vk.vkCmdPushConstants(s.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push.size,
+                              constants.data());
+      }
+      vk.vkCmdDispatch(s.cmd, grid[0], grid[1], grid[2]);
+      // Host reads after the fence see the kernel's writes.
+      auto after = Make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+      after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      after.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+      vk.vkCmdPipelineBarrier(s.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, nullptr, 0, nullptr);
+      MODRT_VK_CHECK(vk.vkEndCommandBuffer(s.cmd), "recording a launch");
+      s.recorded = true;
+      s.pipeline = p.pipeline;
+      s.recorded_set = set;
+      s.grid = grid;
+      s.constants = constants;
     }
-    if (push.size > 0) {
-      vk.vkCmdPushConstants(s.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push.size, constants.data());
-    }
-    vk.vkCmdDispatch(s.cmd, static_cast<uint32_t>(k.launch.grid[0]), static_cast<uint32_t>(k.launch.grid[1]),
-                     static_cast<uint32_t>(k.launch.grid[2]));
-    // Host reads after the fence see the kernel's writes.
-    auto after = Make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-    after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    after.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vk.vkCmdPipelineBarrier(s.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0,
-                            nullptr, 0, nullptr);
-    MODRT_VK_CHECK(vk.vkEndCommandBuffer(s.cmd), "recording a launch");
-    auto fence = Make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-    MODRT_VK_CHECK(vk.vkCreateFence(d.device, &fence, nullptr, &s.fence), "creating a fence");
     auto submit = Make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     submit.commandBufferCount = 1;
     submit.pCommandBuffers = &s.cmd;
-    MODRT_VK_CHECK(vk.vkQueueSubmit(d.queue, 1, &submit, s.fence), StrCat("launch of ", info.name));
-    d.in_flight.push_back(s);
+    VkResult r = vk.vkQueueSubmit(d.queue, 1, &submit, s.fence);
+    if (r != VK_SUCCESS) {
+      // The fence's state is unknown after a failed submit: do not recycle it.
+      cleanup.armed = false;
+      ws.DestroySlot(d, s);
+      MODRT_VK_CHECK(r, StrCat("launch of ", info.name));
+    }
+    d.in_flight.push_back(std::move(s));
     cleanup.armed = false;
   }
 
   // The pipeline for this launch shape, created on first use. Creation is
   // under the module's lock, so concurrent first launches create it once.
-  const Pipeline& GetPipeline(int device_id, Device& d, const FunctionInfo& info, const LaunchConfig& launch) {
+  const Pipeline& GetPipeline(int device_id, Device& d, const FunctionInfo& info,
+                              const LaunchConfig& launch) {
     bool has_dyn_shared = false;
     std::array<bool, 3> has_block{};
     for (const auto& tag : info.launch_tags) {
       has_dyn_shared |= tag == "dyn_shared_mem";
       if (tag.rfind("threadIdx.", 0) == 0) has_block[tag.back() - 'x'] = true;
     }
-    Key key{device_id, info.name, launch.block[0], launch.block[1], launch.block[2], launch.dyn_shared_bytes};
+    Key key{device_id,       info.name,       launch.block[0],
+            launch.block[1], launch.block[2], launch.dyn_shared_bytes};
     std::lock_guard lock(mu_);
     auto found = pipelines_.find(key);
     if (found != pipelines_.end()) return *found->second;
@@ -758,22 +955,24 @@ class VulkanModule final : public PayloadModule {
     for (int a = 0; a < 3; ++a) {
       const char axis = "xyz"[a];
       if (has_block[a] && shader.fixed_size && launch.block[a] != shader.size[a]) {
-        Fail("ValueError", info.name, ": its shader fixes the workgroup size at (", shader.size[0], ", ",
-             shader.size[1], ", ", shader.size[2], "), but threadIdx.", axis, " = ", launch.block[a],
-             "; declare layout(local_size_", axis, "_id = ", a, ") to set it at launch");
+        Fail("ValueError", info.name, ": its shader fixes the workgroup size at (", shader.size[0],
+             ", ", shader.size[1], ", ", shader.size[2], "), but threadIdx.", axis, " = ",
+             launch.block[a], "; declare layout(local_size_", axis, "_id = ", a,
+             ") to set it at launch");
       }
       if (launch.block[a] > limits.maxComputeWorkGroupSize[a]) {
-        Fail("ValueError", info.name, ": threadIdx.", axis, " = ", launch.block[a], " exceeds the device's limit of ",
-             limits.maxComputeWorkGroupSize[a]);
+        Fail("ValueError", info.name, ": threadIdx.", axis, " = ", launch.block[a],
+             " exceeds the device's limit of ", limits.maxComputeWorkGroupSize[a]);
       }
       threads *= has_block[a] || !shader.fixed_size ? launch.block[a] : shader.size[a];
     }
     if (threads > limits.maxComputeWorkGroupInvocations) {
-      Fail("ValueError", info.name, ": a workgroup of ", threads, " invocations exceeds the device's limit of ",
-           limits.maxComputeWorkGroupInvocations);
+      Fail("ValueError", info.name, ": a workgroup of ", threads,
+           " invocations exceeds the device's limit of ", limits.maxComputeWorkGroupInvocations);
     }
     if (launch.dyn_shared_bytes > limits.maxComputeSharedMemorySize) {
-      Fail("ValueError", info.name, ": ", launch.dyn_shared_bytes, " bytes of shared memory exceed the device's limit of ",
+      Fail("ValueError", info.name, ": ", launch.dyn_shared_bytes,
+           " bytes of shared memory exceed the device's limit of ",
            limits.maxComputeSharedMemorySize);
     }
     const PushLayout push = LayoutPushConstants(info);
@@ -804,7 +1003,8 @@ class VulkanModule final : public PayloadModule {
         Fail("ValueError", info.name, " takes ", bindings.size(), " buffers; the device allows ",
              limits.maxPerStageDescriptorStorageBuffers);
       }
-      auto set = Make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+      auto set = Make<VkDescriptorSetLayoutCreateInfo>(
+          VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
       set.bindingCount = static_cast<uint32_t>(bindings.size());
       set.pBindings = bindings.data();
       MODRT_VK_CHECK(vk.vkCreateDescriptorSetLayout(d.device, &set, nullptr, &p->set_layout),
@@ -815,7 +1015,8 @@ class VulkanModule final : public PayloadModule {
       layout.pSetLayouts = &p->set_layout;
       layout.pushConstantRangeCount = push.size > 0 ? 1 : 0;
       layout.pPushConstantRanges = &range;
-      MODRT_VK_CHECK(vk.vkCreatePipelineLayout(d.device, &layout, nullptr, &p->layout), "creating a pipeline layout");
+      MODRT_VK_CHECK(vk.vkCreatePipelineLayout(d.device, &layout, nullptr, &p->layout),
+                     "creating a pipeline layout");
 
       std::vector<VkSpecializationMapEntry> entries;
       std::vector<uint32_t> values;
@@ -828,16 +1029,19 @@ class VulkanModule final : public PayloadModule {
         entries.push_back({3, static_cast<uint32_t>(values.size() * 4), 4});
         values.push_back(static_cast<uint32_t>(launch.dyn_shared_bytes));
       }
-      VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4,
-                                values.data()};
-      auto create = Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
-      create.stage = Make<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+      VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
+                                values.size() * 4, values.data()};
+      auto create =
+          Make<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+      create.stage = Make<VkPipelineShaderStageCreateInfo>(
+          VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
       create.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
       create.stage.module = p->shader;
       create.stage.pName = shader.entry.c_str();
       create.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
       create.layout = p->layout;
-      VkResult r = vk.vkCreateComputePipelines(d.device, VK_NULL_HANDLE, 1, &create, nullptr, &p->pipeline);
+      VkResult r =
+          vk.vkCreateComputePipelines(d.device, VK_NULL_HANDLE, 1, &create, nullptr, &p->pipeline);
       if (r != VK_SUCCESS) {
         Fail("RuntimeError", "Vulkan could not create the compute pipeline of ", info.name, " on ",
              d.caps.props.deviceName, " (", VkResultName(r),
@@ -887,9 +1091,19 @@ void InitPlugin() {
       ask("module.kind", &kind);
       ask("module.is_fallback", &fallback);
       Fail("TypeError", "vulkan.pipelines_created takes a real vulkan module, got a ",
-           Args(&fallback.value(), 1).Int(0) ? "fallback " : "", Args(&kind.value(), 1).Str(0), " module");
+           Args(&fallback.value(), 1).Int(0) ? "fallback " : "", Args(&kind.value(), 1).Str(0),
+           " module");
     }
     ret->SetInt(module->pipelines_created());
+  });
+  // How many launch slots (command buffer, fence, descriptor pool) a device
+  // has created: launches recycle them, so this stays at the most launches
+  // ever in flight at once.
+  RegisterGlobal("vulkan.launch_slots_created", [](const Args& args, Ret* ret) {
+    args.ExpectCount(1, "vulkan.launch_slots_created");
+    Device& d = Workspace::Get().device(static_cast<int>(args.Int(0)));
+    std::lock_guard lock(*d.mu);
+    ret->SetInt(d.slots_created);
   });
 }
 

@@ -12,8 +12,7 @@ Ref<FunctionObj> FallbackModule::GetFunction(const std::string& name) {
   if (payload().fmap.count(name) == 0) return nullptr;
   Fail("RuntimeError", backend_.display_name,
        " runtime is not linked into this build; cannot launch kernels. Build with --//backends:",
-       backend_.name, "=on, or load this module where ", backend_.RuntimeLibrary(),
-       " is present.");
+       backend_.name, "=on, or load this module where ", backend_.RuntimeLibrary(), " is present.");
 }
 
 namespace {
@@ -32,7 +31,8 @@ void RegisterCodegenWithFallback(const ModrtBackendIdentity& identity) {
     a.ExpectCount(1, "create_module");
     Ref<PayloadObj> payload(static_cast<PayloadObj*>(a.Obj(0, kModrtObjPayload, "payload")));
     backend.CheckPayload(*payload);
-    Ref<FunctionObj> create = ForceFallback() ? nullptr : GetGlobal("module.create." + backend.name);
+    Ref<FunctionObj> create =
+        ForceFallback() ? nullptr : GetGlobal("module.create." + backend.name);
     if (!create) {
       r->SetObject(MakeObject<FallbackModule>(backend, std::move(payload)));
       return;

@@ -16,12 +16,9 @@ constexpr uint64_t kMinEntryBytes = 8 + 8 + 1 + 8 + 8 + 8 + 8 + 8 + kDigestSize;
 
 const char* ShapeName(ArtifactShape shape) {
   switch (shape) {
-    case ArtifactShape::kSingleBinary:
-      return "single-binary";
-    case ArtifactShape::kMultiShader:
-      return "multi-shader";
-    case ArtifactShape::kOpaque:
-      return "opaque";
+    case ArtifactShape::kSingleBinary: return "single-binary";
+    case ArtifactShape::kMultiShader: return "multi-shader";
+    case ArtifactShape::kOpaque: return "opaque";
   }
   return "unknown";
 }
@@ -77,8 +74,8 @@ void Describe(ModuleObj* module, ArtifactModule* entry) {
   }
   for (ArtifactShape shape : candidates) {
     try {
-      Ref<PayloadObj> p = PayloadObj::Load(ToPayloadShape(shape), entry->bytes,
-                                           entry->kind + " module bytes");
+      Ref<PayloadObj> p =
+          PayloadObj::Load(ToPayloadShape(shape), entry->bytes, entry->kind + " module bytes");
       entry->shape = shape;
       entry->fmt = p->fmt;
       for (const auto& kv : p->fmap) entry->functions.push_back(kv.second);
@@ -97,15 +94,22 @@ void Describe(ModuleObj* module, ArtifactModule* entry) {
 void Collect(ModuleObj* module, uint64_t parent, std::set<ModuleObj*>* path,
              std::vector<ArtifactModule>* out) {
   if (!path->insert(module).second) {
-    Fail("ValueError", "cannot export: module of kind '", module->kind(), "' imports itself through its imports");
+    Fail("ValueError", "cannot export: module of kind '", module->kind(),
+         "' imports itself through its imports");
   }
   ArtifactModule entry;
   entry.kind = module->kind();
-  if (!IsValidKind(entry.kind)) Fail("ValueError", "cannot export a module of kind '", entry.kind, "'");
+  if (!IsValidKind(entry.kind))
+    Fail("ValueError", "cannot export a module of kind '", entry.kind, "'");
   entry.parent = parent;
   entry.bytes = module->SaveToBytes();
   entry.sha256 = Sha256(entry.bytes);
   entry.sources = module->Sources();
+  if (entry.sources.count(kArtifactReservedSource)) {
+    Fail("ValueError", "cannot export: a module of kind '", entry.kind,
+         "' has a source of format '", kArtifactReservedSource,
+         "', which artifacts reserve for their signature");
+  }
   Describe(module, &entry);
   const uint64_t index = out->size();
   out->push_back(std::move(entry));
@@ -122,7 +126,8 @@ void CheckAgainstBytes(const ArtifactModule& m, const std::string& label) {
          " modules are ", ShapeName(known), " (manifest tampered with)");
   }
   if (m.shape == ArtifactShape::kOpaque) {
-    if (!m.fmt.empty()) Fail("ValueError", label, ": an opaque module has no fmt, the manifest says '", m.fmt, "'");
+    if (!m.fmt.empty())
+      Fail("ValueError", label, ": an opaque module has no fmt, the manifest says '", m.fmt, "'");
     return;
   }
   Ref<PayloadObj> p;
@@ -150,8 +155,8 @@ void CheckAgainstBytes(const ArtifactModule& m, const std::string& label) {
   for (const FunctionInfo& f : m.functions) listed += (listed.empty() ? "" : "; ") + f.ToString();
   for (const auto& kv : p->fmap) held += (held.empty() ? "" : "; ") + kv.second.ToString();
   if (listed != held) {
-    Fail("ValueError", label, ": the manifest lists functions [", listed, "], its bytes hold [", held,
-         "] (manifest tampered with)");
+    Fail("ValueError", label, ": the manifest lists functions [", listed, "], its bytes hold [",
+         held, "] (manifest tampered with)");
   }
 }
 
@@ -258,7 +263,8 @@ std::string SaveArtifact(ModuleObj* root) {
 Artifact ParseArtifact(const uint8_t* data, size_t size) {
   if (data == nullptr && size != 0) Fail("ValueError", "no artifact data");
   std::string_view file(reinterpret_cast<const char*>(data), size);
-  if (file.size() < kMagicSize || file.substr(0, kMagicSize) != std::string_view(kArtifactMagic, kMagicSize)) {
+  if (file.size() < kMagicSize ||
+      file.substr(0, kMagicSize) != std::string_view(kArtifactMagic, kMagicSize)) {
     Fail("ValueError", "not a modrt artifact: it does not start with '", kArtifactMagic, "'",
          file.size() < kMagicSize ? StrCat(" (only ", file.size(), " bytes)") : "");
   }
@@ -273,7 +279,8 @@ Artifact ParseArtifact(const uint8_t* data, size_t size) {
   std::string manifest = r.Str("manifest");
   std::string digest = r.Str("manifest SHA-256");
   if (digest != Sha256(manifest)) {
-    Fail("ValueError", "corrupted modrt artifact: the manifest's SHA-256 does not match its bytes "
+    Fail("ValueError",
+         "corrupted modrt artifact: the manifest's SHA-256 does not match its bytes "
          "(the manifest was damaged or edited)");
   }
   ByteReader m(manifest, "modrt artifact manifest");
@@ -292,12 +299,15 @@ Artifact ParseArtifact(const uint8_t* data, size_t size) {
       Fail("ValueError", label, ": ", e.what());
     }
     if (mod.bytes.size() != sizes[i]) {
-      Fail("ValueError", label, ": holds ", mod.bytes.size(), " bytes, the manifest says ", sizes[i]);
+      Fail("ValueError", label, ": holds ", mod.bytes.size(), " bytes, the manifest says ",
+           sizes[i]);
     }
     std::string actual = Sha256(mod.bytes);
     if (actual != mod.sha256) {
-      Fail("ValueError", label, ": SHA-256 mismatch, its bytes were corrupted or tampered with "
-           "(manifest ", Hex(mod.sha256), ", bytes ", Hex(actual), ")");
+      Fail("ValueError", label,
+           ": SHA-256 mismatch, its bytes were corrupted or tampered with "
+           "(manifest ",
+           Hex(mod.sha256), ", bytes ", Hex(actual), ")");
     }
     CheckAgainstBytes(mod, label);
   }
@@ -327,7 +337,8 @@ std::string ArtifactManifestJson(const Artifact& artifact) {
     out += i ? ", {" : "{";
     out += StrCat("\"index\": ", i, ", \"kind\": ");
     AppendJsonString(&out, m.kind);
-    out += ", \"parent\": " + (m.parent == kArtifactRoot ? std::string("null") : std::to_string(m.parent));
+    out += ", \"parent\": " +
+           (m.parent == kArtifactRoot ? std::string("null") : std::to_string(m.parent));
     out += StrCat(", \"shape\": \"", ShapeName(m.shape), "\", \"fmt\": ");
     AppendJsonString(&out, m.fmt);
     out += ", \"functions\": [";
@@ -342,7 +353,8 @@ std::string ArtifactManifestJson(const Artifact& artifact) {
       }
       out += "}";
     }
-    out += StrCat("], \"size\": ", m.bytes.size(), ", \"sha256\": \"", Hex(m.sha256), "\", \"sources\": {");
+    out += StrCat("], \"size\": ", m.bytes.size(), ", \"sha256\": \"", Hex(m.sha256),
+                  "\", \"sources\": {");
     bool first = true;
     for (const auto& kv : m.sources) {
       if (!first) out += ", ";
@@ -372,10 +384,7 @@ MODRT_STATIC_INIT([] {
     a.ExpectCount(1, "artifact.load");
     r->SetObject(LoadArtifact(ParseArg(a, 0)));
   });
-  RegisterGlobal("artifact.manifest", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "artifact.manifest");
-    r->SetStr(ArtifactManifestJson(ParseArg(a, 0)));
-  });
+  // "artifact.manifest" (with the signature) is in artifact_trust.cc.
   RegisterGlobal("artifact.sha256", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "artifact.sha256");
     r->SetStr(Hex(Sha256(a.Bytes(0))));

@@ -28,8 +28,8 @@ std::string Describe(const BackendInfo& b) {
   std::string fmts;
   for (const std::string& f : b.fmts) fmts += (fmts.empty() ? "" : ",") + f;
   return StrCat(b.name, " (", b.display_name, ", device type ", int(b.device_type), ", ",
-                b.shape == PayloadShape::kSingleBinary ? "single-binary" : "multi-shader", ", formats ",
-                fmts.empty() ? "none" : fmts, ")");
+                b.shape == PayloadShape::kSingleBinary ? "single-binary" : "multi-shader",
+                ", formats ", fmts.empty() ? "none" : fmts, ")");
 }
 
 bool IsValidName(const std::string& name) {
@@ -44,8 +44,9 @@ bool IsValidName(const std::string& name) {
 
 BackendInfo BackendInfoFromIdentity(const ModrtBackendIdentity& given) {
   if (given.struct_size < MODRT_BACKEND_IDENTITY_MIN_SIZE) {
-    Fail("ValueError", "a backend identity of ", given.struct_size, " bytes is smaller than plugin ABI ",
-         MODRT_PLUGIN_ABI_MAJOR, ".0's ", MODRT_BACKEND_IDENTITY_MIN_SIZE);
+    Fail("ValueError", "a backend identity of ", given.struct_size,
+         " bytes is smaller than plugin ABI ", MODRT_PLUGIN_ABI_MAJOR, ".0's ",
+         MODRT_BACKEND_IDENTITY_MIN_SIZE);
   }
   ModrtBackendIdentity id{};
   std::memcpy(&id, &given, std::min(given.struct_size, sizeof(id)));
@@ -78,7 +79,8 @@ const BackendInfo& RegisterBackend(const BackendInfo& info) {
   if (info.name == "cpu" || info.name == "so") {
     Fail("ValueError", "backend name '", info.name, "' is the core's own");
   }
-  if (info.device_type <= 0) Fail("ValueError", "backend ", info.name, ": bad DLPack device type ", int(info.device_type));
+  if (info.device_type <= 0)
+    Fail("ValueError", "backend ", info.name, ": bad DLPack device type ", int(info.device_type));
   Registry& r = BackendRegistry();
   std::lock_guard lock(r.mu);
   for (const auto& b : r.backends) {
@@ -152,10 +154,8 @@ Ref<FunctionObj> PayloadModule::LaunchingFunction(const std::string& name, Launc
   const FunctionInfo* info = &it->second;
   const auto index = static_cast<size_t>(std::distance(payload_->fmap.begin(), it));
   Ref<ModuleObj> keep_alive(this);
-  return MakeObject<FunctionObj>(
-      [keep_alive, launch = std::move(launch), info, index](const Args& args, Ret*) {
-        launch(*info, index, args);
-      });
+  return MakeObject<FunctionObj>([keep_alive, launch = std::move(launch), info, index](
+                                     const Args& args, Ret*) { launch(*info, index, args); });
 }
 
 void RegisterRuntimeModule(const BackendInfo& backend, ModuleFactory factory) {
@@ -165,7 +165,8 @@ void RegisterRuntimeModule(const BackendInfo& backend, ModuleFactory factory) {
     backend.CheckPayload(*p);
     r->SetObject(factory(std::move(p)));
   });
-  RegisterGlobal("module.load_from_bytes." + backend.name, [&backend, factory](const Args& a, Ret* r) {
+  RegisterGlobal("module.load_from_bytes." + backend.name, [&backend, factory](const Args& a,
+                                                                               Ret* r) {
     a.ExpectCount(1, "module.load_from_bytes");
     Ref<PayloadObj> p = PayloadObj::Load(backend.shape, a.Bytes(0), backend.name + " module bytes");
     backend.CheckPayload(*p);

@@ -105,8 +105,36 @@ int ModrtTensorGetDLTensor(ModrtObjectHandle tensor, DLTensor** out) {
   });
 }
 
-int ModrtTensorFromDLPack(DLManagedTensor* managed, ModrtObjectHandle* out) {
-  return GuardCall([&] { *out = modrt::TensorObj::FromDLPack(managed).release(); });
+int ModrtTensorFromDLPack(DLManagedTensor* managed, int copy, ModrtObjectHandle* out) {
+  return GuardCall([&] { *out = modrt::TensorObj::FromDLPack(managed, copy != 0).release(); });
+}
+
+int ModrtTensorFromDLPackVersioned(DLManagedTensorVersioned* managed, int copy,
+                                   ModrtObjectHandle* out) {
+  return GuardCall(
+      [&] { *out = modrt::TensorObj::FromDLPackVersioned(managed, copy != 0).release(); });
+}
+
+int ModrtTensorToDLPackVersioned(ModrtObjectHandle tensor, uint64_t flags,
+                                 DLManagedTensorVersioned** out) {
+  return GuardCall([&] {
+    auto* t = modrt::ObjectAs<modrt::TensorObj>(AsObject(tensor), kModrtObjTensor, "tensor");
+    struct Exported {
+      DLManagedTensorVersioned managed;
+      Ref<modrt::TensorObj> owner;
+    };
+    auto exported = std::make_unique<Exported>();
+    exported->owner = Ref<modrt::TensorObj>(t);
+    exported->managed.version.major = DLPACK_MAJOR_VERSION;
+    exported->managed.version.minor = DLPACK_MINOR_VERSION;
+    exported->managed.flags = flags | (t->read_only() ? DLPACK_FLAG_BITMASK_READ_ONLY : 0);
+    exported->managed.dl_tensor = *t->dl();
+    exported->managed.manager_ctx = exported.get();
+    exported->managed.deleter = [](DLManagedTensorVersioned* self) {
+      std::unique_ptr<Exported> done(static_cast<Exported*>(self->manager_ctx));
+    };
+    *out = &exported.release()->managed;
+  });
 }
 
 int ModrtTensorToDLPack(ModrtObjectHandle tensor, DLManagedTensor** out) {

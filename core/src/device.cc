@@ -71,7 +71,8 @@ class CpuDeviceAPI final : public DeviceAPI {
   }
   void* Alloc(int, size_t nbytes) override {
     constexpr size_t kAlign = 64;
-    void* p = std::aligned_alloc(kAlign, (std::max<size_t>(nbytes, 1) + kAlign - 1) / kAlign * kAlign);
+    void* p =
+        std::aligned_alloc(kAlign, (std::max<size_t>(nbytes, 1) + kAlign - 1) / kAlign * kAlign);
     if (p == nullptr) Fail("MemoryError", "cannot allocate ", nbytes, " bytes of host memory");
     return p;
   }
@@ -128,8 +129,8 @@ bool IsContiguous(const DLTensor& t) {
 size_t TensorObj::nbytes() const { return TensorBytes(dl_); }
 
 TensorObj::~TensorObj() {
-  if (producer_ != nullptr) {
-    if (producer_->deleter) producer_->deleter(producer_);
+  if (release_) {
+    release_();
   } else if (api_ != nullptr) {
     api_->Free(dl_.device.device_id, dl_.data);
   }
@@ -151,18 +152,88 @@ Ref<TensorObj> TensorObj::Empty(std::vector<int64_t> shape, DLDataType dtype, DL
   return t;
 }
 
-Ref<TensorObj> TensorObj::FromDLPack(DLManagedTensor* managed) {
-  if (managed == nullptr) Fail("ValueError", "null DLManagedTensor");
+namespace {
+
+std::string Dims(const int64_t* v, int32_t n) {
+  std::string s = "[";
+  for (int32_t i = 0; i < n; ++i) s += StrCat(i ? ", " : "", v[i]);
+  return s + "]";
+}
+
+bool IsHostMemory(DLDeviceType type) {
+  return type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost || type == kDLCUDAManaged;
+}
+
+// Copies a strided host tensor element by element into compact row-major `dst`.
+void CopyStridedToCompact(const DLTensor& src, char* dst) {
+  const size_t elem = (src.dtype.bits * src.dtype.lanes + 7) / 8;
+  const char* base = static_cast<const char*>(src.data) + src.byte_offset;
+  size_t total = 1;
+  for (int32_t i = 0; i < src.ndim; ++i) total *= static_cast<size_t>(src.shape[i]);
+  std::vector<int64_t> index(src.ndim, 0);
+  for (size_t k = 0; k < total; ++k) {
+    int64_t offset = 0;
+    for (int32_t i = 0; i < src.ndim; ++i) offset += index[i] * src.strides[i];
+    std::memcpy(dst + k * elem, base + offset * static_cast<int64_t>(elem), elem);
+    for (int32_t i = src.ndim - 1; i >= 0; --i) {
+      if (++index[i] < src.shape[i]) break;
+      index[i] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Ref<TensorObj> TensorObj::Adopt(const DLTensor& src, std::function<void()> release, bool read_only,
+                                bool copy) {
   auto t = MakeObject<TensorObj>();
-  t->producer_ = managed;  // from here on the tensor owns it, on every path
-  const DLTensor& src = managed->dl_tensor;
+  t->release_ = std::move(release);  // from here on the tensor owns it, on every path
+  t->read_only_ = read_only;
   if (src.ndim < 0) Fail("ValueError", "DLPack tensor with negative ndim");
-  if (!IsContiguous(src)) Fail("ValueError", "only compact row-major DLPack tensors are supported");
+  if (src.ndim > 0 && src.shape == nullptr) Fail("ValueError", "DLPack tensor without a shape");
+  if (!IsContiguous(src)) {
+    if (!copy || !IsHostMemory(src.device.device_type)) {
+      Fail("ValueError", "DLPack tensor is not compact row-major (shape ",
+           Dims(src.shape, src.ndim), ", strides ", Dims(src.strides, src.ndim),
+           " in elements); modrt shares only compact memory. ",
+           "Make it compact first (numpy: np.ascontiguousarray(x), PyTorch: x.contiguous(), ",
+           "CuPy: cupy.ascontiguousarray(x))",
+           IsHostMemory(src.device.device_type)
+               ? ", or pass copy=True to modrt.from_dlpack to copy it"
+               : "");
+    }
+    std::vector<int64_t> shape(src.shape, src.shape + src.ndim);
+    Ref<TensorObj> compact = Empty(std::move(shape), src.dtype, DLDevice{kDLCPU, 0});
+    CopyStridedToCompact(src, static_cast<char*>(compact->dl_.data));
+    return compact;  // `t` releases the producer's tensor now
+  }
   t->dl_ = src;
   t->shape_.assign(src.shape, src.shape + src.ndim);
   t->dl_.shape = t->shape_.data();
   t->dl_.strides = nullptr;
   return t;
+}
+
+Ref<TensorObj> TensorObj::FromDLPack(DLManagedTensor* managed, bool copy) {
+  if (managed == nullptr) Fail("ValueError", "null DLManagedTensor");
+  auto release = [managed] {
+    if (managed->deleter) managed->deleter(managed);
+  };
+  return Adopt(managed->dl_tensor, release, /*read_only=*/false, copy);
+}
+
+Ref<TensorObj> TensorObj::FromDLPackVersioned(DLManagedTensorVersioned* managed, bool copy) {
+  if (managed == nullptr) Fail("ValueError", "null DLManagedTensorVersioned");
+  auto release = [managed] {
+    if (managed->deleter) managed->deleter(managed);
+  };
+  if (managed->version.major != DLPACK_MAJOR_VERSION) {
+    release();  // the DLPack rule for a major version the consumer does not know
+    Fail("ValueError", "DLPack ", managed->version.major, ".", managed->version.minor,
+         " tensor; modrt reads DLPack ", DLPACK_MAJOR_VERSION, ".x");
+  }
+  const bool read_only = (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+  return Adopt(managed->dl_tensor, release, read_only, copy);
 }
 
 namespace {
@@ -206,8 +277,8 @@ MODRT_STATIC_INIT([] {
     int count = api->DeviceCount();
     if (count == 0) return r->SetStr(api->UnavailableReason());
     if (dev.device_id < 0 || dev.device_id >= count) {
-      return r->SetStr(StrCat("device index ", dev.device_id, " out of range (", count,
-                              " device", count == 1 ? "" : "s", ")"));
+      return r->SetStr(StrCat("device index ", dev.device_id, " out of range (", count, " device",
+                              count == 1 ? "" : "s", ")"));
     }
     r->SetStr("");
   });
@@ -228,9 +299,17 @@ MODRT_STATIC_INIT([] {
     for (int32_t i = 2; i < a.size(); ++i) shape.push_back(a.Int(i));
     r->SetObject(TensorObj::Empty(std::move(shape), ParseDType(a.Str(1)), a.Device(0)));
   });
+  RegisterGlobal("tensor.read_only", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "tensor.read_only");
+    r->SetInt(TensorArg(a, 0)->read_only() ? 1 : 0);
+  });
   RegisterGlobal("tensor.copy_from_host", [](const Args& a, Ret*) {
     a.ExpectCount(3, "tensor.copy_from_host");
     TensorObj* t = TensorArg(a, 0);
+    if (t->read_only()) {
+      Fail("ValueError",
+           "cannot copy into a read-only tensor (its DLPack producer exported it read-only)");
+    }
     CheckCopySize(t, a.Int(2));
     GetExistingDeviceAPI(t->dl()->device)->CopyFromHost(a.Ptr(1), t->dl(), t->nbytes());
   });

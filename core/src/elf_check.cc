@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -82,7 +82,8 @@ class Checker {
   template <typename T>
   void Read(uint64_t offset, T* out, const char* what) {
     if (!Within(offset, sizeof(T), size_) || !read_(offset, sizeof(T), out)) {
-      Refuse("truncated: ", what, " at byte ", offset, " lies past the end of the file (", size_, " bytes)");
+      Refuse("truncated: ", what, " at byte ", offset, " lies past the end of the file (", size_,
+             " bytes)");
     }
   }
 
@@ -99,7 +100,8 @@ class Checker {
       Refuse("ELF class ", int(eh_.e_ident[EI_CLASS]), " does not match this ",
              kClass == ELFCLASS64 ? "64-bit process (ELFCLASS64)" : "32-bit process (ELFCLASS32)");
     }
-    if (eh_.e_ident[EI_DATA] != kData) Refuse("byte order ", int(eh_.e_ident[EI_DATA]), " is not this machine's");
+    if (eh_.e_ident[EI_DATA] != kData)
+      Refuse("byte order ", int(eh_.e_ident[EI_DATA]), " is not this machine's");
     if (eh_.e_ident[EI_VERSION] != EV_CURRENT || eh_.e_version != EV_CURRENT) {
       Refuse("unknown ELF version ", int(eh_.e_ident[EI_VERSION]), "/", eh_.e_version);
     }
@@ -107,21 +109,24 @@ class Checker {
     if (eh_.e_machine != kMachine) {
       Refuse("built for machine ", eh_.e_machine, ", this process runs on machine ", kMachine);
     }
-    if (eh_.e_ehsize != sizeof(Ehdr)) Refuse("ELF header size ", eh_.e_ehsize, " is not ", sizeof(Ehdr));
+    if (eh_.e_ehsize != sizeof(Ehdr))
+      Refuse("ELF header size ", eh_.e_ehsize, " is not ", sizeof(Ehdr));
   }
 
   void CheckProgramHeaders() {
     if (eh_.e_phentsize != sizeof(Phdr)) {
       Refuse("program header size ", eh_.e_phentsize, " is not ", sizeof(Phdr));
     }
-    if (eh_.e_phnum == 0 || eh_.e_phnum == PN_XNUM) Refuse("no program headers (", eh_.e_phnum, ")");
+    if (eh_.e_phnum == 0 || eh_.e_phnum == PN_XNUM)
+      Refuse("no program headers (", eh_.e_phnum, ")");
     const uint64_t table = uint64_t{eh_.e_phnum} * sizeof(Phdr);
     if (!Within(eh_.e_phoff, table, size_)) {
       Refuse("truncated: the program header table (", table, " bytes at byte ", eh_.e_phoff,
              ") ends past the end of the file (", size_, " bytes)");
     }
     phdrs_.resize(eh_.e_phnum);
-    if (!read_(eh_.e_phoff, table, phdrs_.data())) Refuse("could not read the program header table");
+    if (!read_(eh_.e_phoff, table, phdrs_.data()))
+      Refuse("could not read the program header table");
     Addr previous_end = 0;
     int dynamics = 0;
     for (size_t i = 0; i < phdrs_.size(); ++i) {
@@ -133,12 +138,14 @@ class Checker {
                ") ends past the end of the file (", size_, " bytes)");
       }
       if (p.p_filesz > p.p_memsz) {
-        Refuse("segment ", i, " (PT_LOAD) has more bytes in the file (", p.p_filesz, ") than in memory (",
-               p.p_memsz, ")");
+        Refuse("segment ", i, " (PT_LOAD) has more bytes in the file (", p.p_filesz,
+               ") than in memory (", p.p_memsz, ")");
       }
-      if (p.p_vaddr + p.p_memsz < p.p_vaddr) Refuse("segment ", i, " (PT_LOAD) wraps around the address space");
+      if (p.p_vaddr + p.p_memsz < p.p_vaddr)
+        Refuse("segment ", i, " (PT_LOAD) wraps around the address space");
       if (p.p_align > 1) {
-        if ((p.p_align & (p.p_align - 1)) != 0) Refuse("segment ", i, " alignment ", p.p_align, " is not a power of two");
+        if ((p.p_align & (p.p_align - 1)) != 0)
+          Refuse("segment ", i, " alignment ", p.p_align, " is not a power of two");
         if (p.p_vaddr % p.p_align != p.p_offset % p.p_align) {
           Refuse("segment ", i, " address and file offset disagree modulo its alignment");
         }
@@ -151,7 +158,8 @@ class Checker {
       }
       // Every segment is read by the loader or the code; zero fill (.bss)
       // past the file bytes is written, so only a writable segment has it.
-      if (!(p.p_flags & PF_R)) Refuse("segment ", i, " (PT_LOAD) is not readable (flags ", p.p_flags, ")");
+      if (!(p.p_flags & PF_R))
+        Refuse("segment ", i, " (PT_LOAD) is not readable (flags ", p.p_flags, ")");
       if (p.p_memsz > p.p_filesz && !(p.p_flags & PF_W)) {
         Refuse("segment ", i, " (PT_LOAD) is read-only but has ", p.p_memsz - p.p_filesz,
                " bytes of zero fill past its file bytes");
@@ -160,7 +168,8 @@ class Checker {
       loads_.push_back(p);
     }
     if (loads_.empty()) Refuse("no loadable segment (PT_LOAD)");
-    if (std::none_of(loads_.begin(), loads_.end(), [](const Phdr& p) { return p.p_flags & PF_X; })) {
+    if (std::none_of(loads_.begin(), loads_.end(),
+                     [](const Phdr& p) { return p.p_flags & PF_X; })) {
       Refuse("no executable segment: the code would not run");
     }
     if (dynamics > 1) Refuse(dynamics, " dynamic segments (PT_DYNAMIC); a shared object has one");
@@ -168,11 +177,11 @@ class Checker {
       const Phdr& p = phdrs_[i];
       // What the loader reads through the mapped image must be mapped from the file.
       // (PT_DYNAMIC: CheckDynamic says more.)
-      if ((p.p_type == PT_GNU_RELRO || p.p_type == PT_NOTE ||
-           p.p_type == PT_GNU_EH_FRAME || p.p_type == PT_TLS || p.p_type == PT_INTERP) &&
+      if ((p.p_type == PT_GNU_RELRO || p.p_type == PT_NOTE || p.p_type == PT_GNU_EH_FRAME ||
+           p.p_type == PT_TLS || p.p_type == PT_INTERP) &&
           p.p_filesz > 0 && FileBacked(p.p_vaddr, p.p_filesz) == nullptr) {
-        Refuse("segment ", i, " (type ", p.p_type, ", ", p.p_filesz, " bytes at address ", p.p_vaddr,
-               ") is not inside a loaded part of the file");
+        Refuse("segment ", i, " (type ", p.p_type, ", ", p.p_filesz, " bytes at address ",
+               p.p_vaddr, ") is not inside a loaded part of the file");
       }
       // The loader makes RELRO read-only after relocating: all of it must be
       // in this object's writable memory, or mprotect hits other mappings.
@@ -198,7 +207,9 @@ class Checker {
   // that has all of `flags`.
   bool Mapped(Addr addr, uint64_t n, ElfW(Word) flags = 0) const {
     for (const Phdr& p : loads_) {
-      if (addr >= p.p_vaddr && Within(addr - p.p_vaddr, n, p.p_memsz) && (p.p_flags & flags) == flags) return true;
+      if (addr >= p.p_vaddr && Within(addr - p.p_vaddr, n, p.p_memsz) &&
+          (p.p_flags & flags) == flags)
+        return true;
     }
     return false;
   }
@@ -242,15 +253,22 @@ class Checker {
       const char* name;
     };
     static const Ranged kRanged[] = {
-        {DT_STRTAB, DT_STRSZ, "DT_STRTAB"},        {DT_SYMTAB, 0, "DT_SYMTAB"},
-        {DT_HASH, 0, "DT_HASH"},                   {DT_GNU_HASH, 0, "DT_GNU_HASH"},
-        {DT_RELA, DT_RELASZ, "DT_RELA"},           {DT_REL, DT_RELSZ, "DT_REL"},
-        {DT_JMPREL, DT_PLTRELSZ, "DT_JMPREL"},     {DT_INIT, 0, "DT_INIT"},
-        {DT_FINI, 0, "DT_FINI"},                   {DT_INIT_ARRAY, DT_INIT_ARRAYSZ, "DT_INIT_ARRAY"},
+        {DT_STRTAB, DT_STRSZ, "DT_STRTAB"},
+        {DT_SYMTAB, 0, "DT_SYMTAB"},
+        {DT_HASH, 0, "DT_HASH"},
+        {DT_GNU_HASH, 0, "DT_GNU_HASH"},
+        {DT_RELA, DT_RELASZ, "DT_RELA"},
+        {DT_REL, DT_RELSZ, "DT_REL"},
+        {DT_JMPREL, DT_PLTRELSZ, "DT_JMPREL"},
+        {DT_INIT, 0, "DT_INIT"},
+        {DT_FINI, 0, "DT_FINI"},
+        {DT_INIT_ARRAY, DT_INIT_ARRAYSZ, "DT_INIT_ARRAY"},
         {DT_FINI_ARRAY, DT_FINI_ARRAYSZ, "DT_FINI_ARRAY"},
         {DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ, "DT_PREINIT_ARRAY"},
-        {DT_VERSYM, 0, "DT_VERSYM"},               {DT_VERDEF, 0, "DT_VERDEF"},
-        {DT_VERNEED, 0, "DT_VERNEED"},             {DT_PLTGOT, 0, "DT_PLTGOT"},
+        {DT_VERSYM, 0, "DT_VERSYM"},
+        {DT_VERDEF, 0, "DT_VERDEF"},
+        {DT_VERNEED, 0, "DT_VERNEED"},
+        {DT_PLTGOT, 0, "DT_PLTGOT"},
 #ifdef DT_RELR
         {DT_RELR, DT_RELRSZ, "DT_RELR"},
 #endif
@@ -260,13 +278,17 @@ class Checker {
       if (!value(r.tag, &addr)) continue;
       if (r.size_tag != 0 && !value(r.size_tag, &n)) Refuse(r.name, " without its size entry");
       if (FileBacked(addr, n) == nullptr) {
-        Refuse(r.name, " (", n, " bytes at address ", addr, ") is outside the loaded parts of the file");
+        Refuse(r.name, " (", n, " bytes at address ", addr,
+               ") is outside the loaded parts of the file");
       }
     }
     uint64_t entsize = 0;
-    if (value(DT_SYMENT, &entsize) && entsize != sizeof(ElfW(Sym))) Refuse("DT_SYMENT ", entsize, " is not ", sizeof(ElfW(Sym)));
-    if (value(DT_RELAENT, &entsize) && entsize != sizeof(ElfW(Rela))) Refuse("DT_RELAENT ", entsize, " is not ", sizeof(ElfW(Rela)));
-    if (value(DT_RELENT, &entsize) && entsize != sizeof(ElfW(Rel))) Refuse("DT_RELENT ", entsize, " is not ", sizeof(ElfW(Rel)));
+    if (value(DT_SYMENT, &entsize) && entsize != sizeof(ElfW(Sym)))
+      Refuse("DT_SYMENT ", entsize, " is not ", sizeof(ElfW(Sym)));
+    if (value(DT_RELAENT, &entsize) && entsize != sizeof(ElfW(Rela)))
+      Refuse("DT_RELAENT ", entsize, " is not ", sizeof(ElfW(Rela)));
+    if (value(DT_RELENT, &entsize) && entsize != sizeof(ElfW(Rel)))
+      Refuse("DT_RELENT ", entsize, " is not ", sizeof(ElfW(Rel)));
 
     CheckRelocationTargets(value);
 
@@ -275,12 +297,14 @@ class Checker {
     const bool has_strings = value(DT_STRTAB, &strtab) && value(DT_STRSZ, &strsz);
     std::string strings;
     for (const Dyn& d : entries) {
-      if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH) continue;
+      if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME && d.d_tag != DT_RPATH &&
+          d.d_tag != DT_RUNPATH)
+        continue;
       if (!has_strings) Refuse("a library name in the dynamic section, but no string table");
       if (strings.empty()) strings = ReadMapped(strtab, strsz, "the dynamic string table");
       if (d.d_un.d_val >= strsz || strings.find('\0', d.d_un.d_val) == std::string::npos) {
-        Refuse("a library name at string offset ", d.d_un.d_val, " runs outside the string table (", strsz,
-               " bytes)");
+        Refuse("a library name at string offset ", d.d_un.d_val, " runs outside the string table (",
+               strsz, " bytes)");
       }
     }
   }
@@ -290,7 +314,8 @@ class Checker {
     const Phdr* holder = FileBacked(addr, n);
     if (holder == nullptr) Refuse(what, " is outside the loaded parts of the file");
     std::string bytes(n, '\0');
-    if (!read_(holder->p_offset + (addr - holder->p_vaddr), n, bytes.data())) Refuse("could not read ", what);
+    if (!read_(holder->p_offset + (addr - holder->p_vaddr), n, bytes.data()))
+      Refuse("could not read ", what);
     return bytes;
   }
 
@@ -302,7 +327,8 @@ class Checker {
     if (value(DT_TEXTREL, &ignored) || (value(DT_FLAGS, &flags) && (flags & DF_TEXTREL))) return;
     auto target = [&](Addr where, const char* table) {
       if (!Mapped(where, sizeof(Addr), PF_W)) {
-        Refuse("a relocation in ", table, " writes to address ", where, ", outside this object's writable memory");
+        Refuse("a relocation in ", table, " writes to address ", where,
+               ", outside this object's writable memory");
       }
     };
     auto table = [&](ElfW(Sxword) tag, ElfW(Sxword) size_tag, bool rela, const char* name) {
@@ -377,8 +403,8 @@ class Checker {
       if ((s.sh_flags & SHF_ALLOC) && s.sh_size > 0) {
         const Phdr* holder = FileBacked(s.sh_addr, s.sh_size);
         if (holder == nullptr || holder->p_offset + (s.sh_addr - holder->p_vaddr) != s.sh_offset) {
-          Refuse("section ", i, " (", s.sh_size, " bytes at byte ", s.sh_offset, ", address ", s.sh_addr,
-                 ") is not where the program headers load it");
+          Refuse("section ", i, " (", s.sh_size, " bytes at byte ", s.sh_offset, ", address ",
+                 s.sh_addr, ") is not where the program headers load it");
         }
       }
     }
@@ -413,7 +439,7 @@ std::string ElfImageProblem(std::string_view image) {
 std::string ElfFileProblem(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return StrCat("cannot open it: ", std::strerror(errno));
-  struct stat st {};
+  struct stat st{};
   std::string problem;
   if (fstat(fd, &st) != 0) {
     problem = StrCat("cannot stat it: ", std::strerror(errno));
@@ -437,6 +463,29 @@ std::string ElfFileProblem(const std::string& path) {
   }
   close(fd);
   return problem;
+}
+
+std::string ElfSharedObjectProblem(std::string_view image, const std::string& display_name,
+                                   int elf_class, int machine, const std::string& machine_name) {
+  const size_t header = elf_class == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
+  if (image.size() < header || image.substr(0, SELFMAG) != std::string_view(ELFMAG, SELFMAG)) {
+    return "a " + display_name + " module must be an ELF shared object; got " +
+           std::to_string(image.size()) + " bytes that are not one";
+  }
+  const auto* bytes = reinterpret_cast<const unsigned char*>(image.data());
+  // e_type and e_machine sit at the same offsets in both classes.
+  const int type = bytes[16] | bytes[17] << 8;
+  const int found = bytes[18] | bytes[19] << 8;
+  if (bytes[EI_CLASS] != elf_class || bytes[EI_DATA] != ELFDATA2LSB || found != machine) {
+    return "the module's ELF object is not for " + display_name + " (machine " +
+           std::to_string(found) + ", expected " + std::to_string(machine) + " for " +
+           machine_name + ")";
+  }
+  if (type != ET_DYN) {
+    return "the " + display_name + " ELF object is not a shared object (type " +
+           std::to_string(type) + ")";
+  }
+  return "";
 }
 
 }  // namespace modrt

@@ -28,7 +28,8 @@ class HostModule final : public PayloadModule {
   explicit HostModule(Ref<PayloadObj> payload) : PayloadModule("so", std::move(payload)) {
     const std::string& image = this->payload().code;
     std::string damage = ElfImageProblem(image);
-    if (!damage.empty()) Fail("ValueError", "cannot load host module: its shared object is damaged: ", damage);
+    if (!damage.empty())
+      Fail("ValueError", "cannot load host module: its shared object is damaged: ", damage);
     int fd = memfd_create("modrt-host-module", MFD_CLOEXEC);
     if (fd < 0) Fail("OSError", "memfd_create failed while loading a host module");
     size_t written = 0;
@@ -60,7 +61,8 @@ class HostModule final : public PayloadModule {
     }
     fd_ = fd;
     for (const auto& kv : this->payload().fmap) {
-      auto entry = reinterpret_cast<HostEntry>(dlsym(handle_, ("__modrt_call_" + kv.first).c_str()));
+      auto entry =
+          reinterpret_cast<HostEntry>(dlsym(handle_, ("__modrt_call_" + kv.first).c_str()));
       if (entry == nullptr) {
         dlclose(handle_);
         close(fd_);

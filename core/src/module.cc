@@ -28,7 +28,8 @@ namespace {
 // A module that has `name` but cannot run it (a fallback: its runtime is not
 // linked) raises; its error is kept in `deferred` while the rest of the tree
 // is searched, so a real module found later wins.
-Ref<FunctionObj> FindIn(ModuleObj* module, const std::string& name, std::optional<Error>* deferred) {
+Ref<FunctionObj> FindIn(ModuleObj* module, const std::string& name,
+                        std::optional<Error>* deferred) {
   try {
     if (Ref<FunctionObj> f = module->GetFunction(name)) return f;
   } catch (const Error& e) {

@@ -110,7 +110,9 @@ class PluginDeviceAPI final : public DeviceAPI {
     CheckPluginCall(t_.alloc(t_.self, device_id, nbytes, &out));
     return out;
   }
-  void Free(int device_id, void* ptr) override { CheckPluginCall(t_.free(t_.self, device_id, ptr)); }
+  void Free(int device_id, void* ptr) override {
+    CheckPluginCall(t_.free(t_.self, device_id, ptr));
+  }
   void CopyFromHost(const void* src, DLTensor* tensor, size_t nbytes) override {
     CheckPluginCall(t_.copy_from_host(t_.self, src, tensor, nbytes));
   }
@@ -160,7 +162,8 @@ class PluginPayloadModule final : public PayloadModule, public PluginPart {
 
 class PluginModule final : public ModuleObj, public PluginPart {
  public:
-  PluginModule(std::string kind, const ModrtModuleVTable* key, const ModrtModuleVTable& table, void* self)
+  PluginModule(std::string kind, const ModrtModuleVTable* key, const ModrtModuleVTable& table,
+               void* self)
       : PluginPart(key, table, self), kind_(std::move(kind)) {}
   std::string kind() const override { return kind_; }
   Ref<FunctionObj> GetFunction(const std::string& name) override { return PluginFunction(name); }
@@ -201,7 +204,8 @@ int CoreRegisterModuleFactory(const char* name, ModrtModuleCreateFunc create, vo
       Ref<Object> module = Ref<Object>::Adopt(static_cast<Object*>(out));
       if (!module || module->type_index() != kModrtObjModule ||
           static_cast<ModuleObj*>(module.get())->kind() != backend.name) {
-        Fail("RuntimeError", "the ", backend.name, " module factory returned no ", backend.name, " module");
+        Fail("RuntimeError", "the ", backend.name, " module factory returned no ", backend.name,
+             " module");
       }
       return Ref<ModuleObj>(static_cast<ModuleObj*>(module.get()));
     });
@@ -228,9 +232,10 @@ int CoreRegisterDeviceApi(const char* name, const ModrtDeviceApi* api) {
 }
 
 int CoreModuleCreate(const ModrtModuleVTable* vtable, void* self, const char* kind,
-                            ModrtObjectHandle payload, ModrtObjectHandle* out) {
+                     ModrtObjectHandle payload, ModrtObjectHandle* out) {
   return GuardCall([&] {
-    if (vtable == nullptr || vtable->struct_size < MODRT_MODULE_VTABLE_MIN_SIZE || vtable->destroy == nullptr) {
+    if (vtable == nullptr || vtable->struct_size < MODRT_MODULE_VTABLE_MIN_SIZE ||
+        vtable->destroy == nullptr) {
       Fail("ValueError", "module_create needs a module vtable of plugin ABI 1.0 with destroy");
     }
     ModrtModuleVTable table = CopyTable(vtable, MODRT_MODULE_VTABLE_MIN_SIZE, "module vtable");
@@ -244,8 +249,8 @@ int CoreModuleCreate(const ModrtModuleVTable* vtable, void* self, const char* ki
     } else {
       Require(reinterpret_cast<const void*>(table.save_to_bytes), "a module vtable without payload",
               "save_to_bytes");
-      Require(reinterpret_cast<const void*>(table.function_names), "a module vtable without payload",
-              "function_names");
+      Require(reinterpret_cast<const void*>(table.function_names),
+              "a module vtable without payload", "function_names");
       module = MakeObject<PluginModule>(kind, vtable, table, owned.release());
     }
     *out = module.release();
@@ -328,7 +333,7 @@ int CoreFunctionLaunchTag(const void* info, int64_t index, const char** out) {
 }
 
 int CorePayloadShader(ModrtObjectHandle payload, int64_t index, const char** name,
-                             size_t* name_size, const char** data, size_t* size) {
+                      size_t* name_size, const char** data, size_t* size) {
   return GuardCall([&] {
     auto it = Nth(AsPayload(payload)->smap, index, "shader");
     *name = it->first.data();
@@ -339,12 +344,13 @@ int CorePayloadShader(ModrtObjectHandle payload, int64_t index, const char** nam
 }
 
 int CoreKernelArgsPack(const void* info, const ModrtValue* args, int32_t num_args,
-                              int32_t device_type, ModrtKernelArgs* out) {
+                       int32_t device_type, ModrtKernelArgs* out) {
   return GuardCall([&] {
     if (out == nullptr || out->struct_size < sizeof(ModrtKernelArgs)) {
       Fail("ValueError", "kernel_args_pack needs a ModrtKernelArgs of plugin ABI 1.0");
     }
-    PackKernelArgs(AsFunctionInfo(info), Args(args, num_args), static_cast<DLDeviceType>(device_type), out);
+    PackKernelArgs(AsFunctionInfo(info), Args(args, num_args),
+                   static_cast<DLDeviceType>(device_type), out);
   });
 }
 
@@ -358,34 +364,20 @@ const char* CoreDeviceKindName(int32_t device_type) {
 
 const ModrtCoreApi& CoreApi() {
   static const ModrtCoreApi api = {
-      sizeof(ModrtCoreApi),
-      MODRT_PLUGIN_ABI_MAJOR,
-      MODRT_PLUGIN_ABI_MINOR,
-      &ModrtSetLastError,
-      &ModrtGetLastError,
-      &ModrtObjectRetain,
-      &ModrtObjectRelease,
-      &ModrtObjectTypeIndex,
-      &ModrtBytesCreate,
-      &ModrtBytesGet,
-      &ModrtFunctionCreate,
-      &ModrtFunctionCall,
-      &ModrtRegisterGlobal,
-      &ModrtGetGlobal,
-      &ModrtTensorGetDLTensor,
-      &CoreDeviceKindName,
-      &CoreDTypeToString,
-      &ModrtRegisterBackend,
-      &CoreRegisterModuleFactory,
-      &CoreRegisterDeviceApi,
-      &CoreModuleCreate,
-      &CoreModuleGetSelf,
-      &CorePayloadView,
-      &CorePayloadFunction,
-      &CoreFunctionArg,
-      &CoreFunctionLaunchTag,
-      &CorePayloadShader,
-      &CoreKernelArgsPack,
+      sizeof(ModrtCoreApi),       MODRT_PLUGIN_ABI_MAJOR,
+      MODRT_PLUGIN_ABI_MINOR,     &ModrtSetLastError,
+      &ModrtGetLastError,         &ModrtObjectRetain,
+      &ModrtObjectRelease,        &ModrtObjectTypeIndex,
+      &ModrtBytesCreate,          &ModrtBytesGet,
+      &ModrtFunctionCreate,       &ModrtFunctionCall,
+      &ModrtRegisterGlobal,       &ModrtGetGlobal,
+      &ModrtTensorGetDLTensor,    &CoreDeviceKindName,
+      &CoreDTypeToString,         &ModrtRegisterBackend,
+      &CoreRegisterModuleFactory, &CoreRegisterDeviceApi,
+      &CoreModuleCreate,          &CoreModuleGetSelf,
+      &CorePayloadView,           &CorePayloadFunction,
+      &CoreFunctionArg,           &CoreFunctionLaunchTag,
+      &CorePayloadShader,         &CoreKernelArgsPack,
   };
   return api;
 }
@@ -418,7 +410,7 @@ void LoadPlugin(const std::string& path) {
   static std::set<std::pair<dev_t, ino_t>> loaded;
   std::lock_guard lock(mu);
 
-  struct stat st {};
+  struct stat st{};
   if (path.empty() || stat(path.c_str(), &st) != 0) {
     Fail("FileNotFoundError", "backend library ", path, " does not exist");
   }
@@ -426,13 +418,15 @@ void LoadPlugin(const std::string& path) {
   if (!S_ISREG(st.st_mode)) Fail("ValueError", "backend library ", path, " is not a regular file");
   if (st.st_size == 0) Fail("ValueError", "backend library ", path, " is empty");
   std::string damage = ElfFileProblem(path);
-  if (!damage.empty()) Fail("ImportError", "backend library ", path, " refused before dlopen: ", damage);
+  if (!damage.empty())
+    Fail("ImportError", "backend library ", path, " refused before dlopen: ", damage);
 
   // RTLD_LOCAL: plugins reach the core through its table, not symbols.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    Fail("ImportError", "cannot load backend library ", path, ": ", why ? why : "unknown dlopen error");
+    Fail("ImportError", "cannot load backend library ", path, ": ",
+         why ? why : "unknown dlopen error");
   }
   // From here on the library stays mapped: if it registered anything, those
   // functions point into it.
@@ -458,6 +452,13 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("elf.file_problem", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "elf.file_problem");
     r->SetStr(ElfFileProblem(std::string(a.Str(0))));
+  });
+  // elf.shared_object_problem(image, display_name, elf_class, machine, machine_name): the
+  // one check of a device shared object, for runtimes (Hexagon) and their codegen.
+  RegisterGlobal("elf.shared_object_problem", [](const Args& a, Ret* r) {
+    a.ExpectCount(5, "elf.shared_object_problem");
+    r->SetStr(ElfSharedObjectProblem(a.Bytes(0), std::string(a.Str(1)), static_cast<int>(a.Int(2)),
+                                     static_cast<int>(a.Int(3)), std::string(a.Str(4))));
   });
 });
 

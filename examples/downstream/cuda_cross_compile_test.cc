@@ -29,10 +29,12 @@ int main() {
   auto payload = modrt::MakeObject<modrt::PayloadObj>();
   payload->fmt = "ptx";
   payload->code = kPtx;
-  payload->fmap["scale"] = modrt::FunctionInfo::Parse("scale(float32*, int32; blockIdx.x, threadIdx.x)");
+  payload->fmap["scale"] =
+      modrt::FunctionInfo::Parse("scale(float32*, int32; blockIdx.x, threadIdx.x)");
 
   modrt::Ref<modrt::FunctionObj> create = modrt::GetGlobal("codegen.cuda.create_module");
-  Expect(static_cast<bool>(create), "codegen.cuda.create_module is registered by the fallback library");
+  Expect(static_cast<bool>(create),
+         "codegen.cuda.create_module is registered by the fallback library");
   if (!create) return 1;
   ModrtValue arg = modrt::ObjValue(payload.get());
   modrt::OwnedValue result;
@@ -48,7 +50,8 @@ int main() {
     module->GetFunction("scale");
     Expect(false, "get_function refuses to launch");
   } catch (const modrt::Error& e) {
-    Expect(std::string(e.what()).find("CUDA runtime is not linked into this build") != std::string::npos,
+    Expect(std::string(e.what()).find("CUDA runtime is not linked into this build") !=
+               std::string::npos,
            "get_function refuses to launch, naming the missing runtime");
   }
   try {

@@ -6,11 +6,11 @@ import os
 import sys
 from pathlib import Path
 
+import modrt_example_backend
 import numpy as np
 import pytest
 
 import modrt
-import modrt_example_backend
 
 VADD = """
 __kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
@@ -62,7 +62,9 @@ def test_an_opencl_kernel_feeds_the_plugin():
 
 
 def test_cuda_compiles_to_its_fallback():
-    mod = modrt.compile("extern \"C\" __global__ void k(float* x) { x[0] = 1; }", "cuda", ["k(float32*; blockIdx.x, threadIdx.x)"])
+    mod = modrt.compile(
+        'extern "C" __global__ void k(float* x) { x[0] = 1; }', "cuda", ["k(float32*; blockIdx.x, threadIdx.x)"]
+    )
     assert mod.kind == "cuda" and mod.is_fallback
     with pytest.raises(RuntimeError, match="CUDA runtime is not linked into this build"):
         mod["k"]

@@ -3,8 +3,8 @@
 // plugin.h): it links no part of modrt.
 //
 // It registers `example.axpy(alpha, x, y)`, y += alpha * x on float32 CPU
-// tensors. modrt loads it (dlopen, modrt_plugin_init, table and version checks, then Init) when the package's
-// entry point calls modrt.backend.load_plugin().
+// tensors. modrt loads it (dlopen, modrt_plugin_init, table and version checks, then Init) when the
+// package's entry point calls modrt.backend.load_plugin().
 #include <string>
 
 #include "modrt/plugin.h"
@@ -19,11 +19,10 @@ float* Float32Data(const Args& args, int index, const char* name) {
   DLTensor* t = args.Tensor(index);
   if (t->device.device_type != kDLCPU) {
     Fail("ValueError", "example.axpy: ", name, " must be on the cpu, not on ",
-                DeviceKindName(static_cast<DLDeviceType>(t->device.device_type)));
+         DeviceKindName(static_cast<DLDeviceType>(t->device.device_type)));
   }
   if (t->dtype.code != kDLFloat || t->dtype.bits != 32 || t->dtype.lanes != 1) {
-    Fail("TypeError", "example.axpy: ", name, " must be float32, not ",
-                DTypeToString(t->dtype));
+    Fail("TypeError", "example.axpy: ", name, " must be float32, not ", DTypeToString(t->dtype));
   }
   if (!IsContiguous(*t)) {
     Fail("ValueError", "example.axpy: ", name, " must be contiguous");

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -49,12 +48,15 @@ print(json.dumps({{"loaded": modrt.backend.loaded().get("scale"), "x": x.numpy()
     assert out["x"] == [0.0, 2.5, 5.0, 7.5]
     assert out["manifest"] == ["scale", "single-binary", "factor", "scale(float32*, int32)"]
 
-    again = run_python(f"""
+    again = run_python(
+        f"""
 import numpy as np, modrt
 x = modrt.tensor(np.ones(3, dtype="float32"))
 modrt.load_module({str(path)!r})["scale"](x, 3)
 print(x.numpy().tolist())
-""", env=installed)
+""",
+        env=installed,
+    )
     assert again.returncode == 0, again.stderr
     assert again.stdout.strip() == "[2.5, 2.5, 2.5]"
 

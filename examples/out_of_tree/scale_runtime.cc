@@ -18,8 +18,8 @@ using namespace modrt::plugin;  // NOLINT(build/namespaces)
 
 // The backend's identity: registered through the same call as an in-tree
 // backend's (whose identity comes from its BUILD file).
-constexpr ModrtBackendIdentity kScaleBackend = {sizeof(ModrtBackendIdentity), "scale", "Scale", kDLCPU,
-                                                kModrtSingleBinary, "factor"};
+constexpr ModrtBackendIdentity kScaleBackend = {
+    sizeof(ModrtBackendIdentity), "scale", "Scale", kDLCPU, kModrtSingleBinary, "factor"};
 
 class ScaleModule final : public PayloadModule {
  public:
@@ -32,8 +32,9 @@ class ScaleModule final : public PayloadModule {
     }
     for (const auto& kv : payload().fmap) {
       const FunctionInfo& f = kv.second;
-      if (f.args.size() != 2 || !f.args[0].is_buffer || DTypeToString(f.args[0].dtype) != "float32" ||
-          f.args[1].is_buffer || DTypeToString(f.args[1].dtype) != "int32" || !f.launch_tags.empty()) {
+      if (f.args.size() != 2 || !f.args[0].is_buffer ||
+          DTypeToString(f.args[0].dtype) != "float32" || f.args[1].is_buffer ||
+          DTypeToString(f.args[1].dtype) != "int32" || !f.launch_tags.empty()) {
         Fail("ValueError", "scale functions take (float32*, int32), got ", f.ToString());
       }
     }
@@ -47,7 +48,8 @@ class ScaleModule final : public PayloadModule {
       std::memcpy(&x, &k.slots[0], sizeof(x));
       std::memcpy(&n, &k.slots[1], sizeof(n));
       const int64_t size = k.buffers[0]->ndim > 0 ? k.buffers[0]->shape[0] : 1;
-      if (n < 0 || n > size) Fail("ValueError", info.name, ": n=", n, " but the buffer holds ", size);
+      if (n < 0 || n > size)
+        Fail("ValueError", info.name, ": n=", n, " but the buffer holds ", size);
       for (int32_t i = 0; i < n; ++i) x[i] *= factor_;
     });
   }

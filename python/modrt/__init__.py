@@ -13,9 +13,10 @@ from ._namespace import extend_path as _extend_path
 
 __path__ = _extend_path(__path__, __name__)  # hooks add modrt/backend/<x> portions
 
-from . import _ffi  # noqa: E402
-from ._ffi import Error, Function, get_global_func, register_func  # noqa: E402
-from .runtime import (  # noqa: E402
+from . import _ffi
+from ._version import __version__
+from ._ffi import Error, Function, get_global_func, register_func
+from .runtime import (
     Device,
     Module,
     Payload,
@@ -28,8 +29,8 @@ from .runtime import (  # noqa: E402
     load_module_from_bytes,
     tensor,
 )
-from ._compile import compile  # noqa: E402,A004
-from . import backend, target  # noqa: E402
+from ._compile import CompileError, SourceNotCheckedWarning, compile
+from . import backend, target
 
 if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
     _compiler = _ffi.find_library(_ffi._selection.COMPILER)
@@ -39,12 +40,13 @@ if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
     # crash on a file an interrupted install cut short.
     _damage = _ffi.call("elf.file_problem", _compiler)
     if _damage:
-        raise ImportError(f"modrt: {_compiler} is damaged ({_damage}); reinstall modrt, "
-                          "or set MODRT_RUNTIME_ONLY=1 to run without the compiler")
+        raise ImportError(
+            f"modrt: {_compiler} is damaged ({_damage}); reinstall modrt, "
+            "or set MODRT_RUNTIME_ONLY=1 to run without the compiler"
+        )
     import ctypes as _ctypes
 
     _ctypes.CDLL(str(_compiler), mode=_ctypes.RTLD_GLOBAL)
-
 
 
 def __getattr__(name: str) -> object:
@@ -55,12 +57,16 @@ def __getattr__(name: str) -> object:
         return importlib.import_module(".artifact", __name__)
     raise AttributeError(f"module 'modrt' has no attribute '{name}'")
 
+
 __all__ = [
+    "CompileError",
+    "__version__",
     "Device",
     "Error",
     "Function",
     "Module",
     "Payload",
+    "SourceNotCheckedWarning",
     "Tensor",
     "artifact",
     "backend",

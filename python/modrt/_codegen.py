@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+from ._ffi import call
+from .runtime import Payload
+
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Union
-
-from ._ffi import call
-from .runtime import Payload
+    pass
 
 Source = str | bytes | Mapping[str, str | bytes]
 
@@ -26,13 +26,13 @@ def parse_signature(signature: str) -> tuple[str, list[tuple[str, bool]], list[s
     return name, args, tags
 
 
-def text_of(source: Union[str, bytes]) -> str:
+def text_of(source: str | bytes) -> str:
     if isinstance(source, Mapping):
         raise TypeError("this target takes one source text, not one per function")
     return source.decode("utf-8") if isinstance(source, bytes) else source
 
 
-def per_function(source: Source, functions: Sequence[str]) -> dict[str, Union[str, bytes]]:
+def per_function(source: Source, functions: Sequence[str]) -> dict[str, str | bytes]:
     """Sources of multi-shader targets: a mapping {function: source} naming
     every function, or one source shared by all of them."""
     names = [parse_signature(f)[0] for f in functions]
@@ -57,7 +57,7 @@ def text_shaders(source: Source, functions: Sequence[str], fmt: str) -> Payload:
     )
 
 
-def find_tool(*names: str) -> Optional[str]:
+def find_tool(*names: str) -> str | None:
     """The first of `names` found on PATH, or None."""
     import shutil  # imported on use: it costs milliseconds at `import modrt`
 
@@ -68,9 +68,18 @@ def find_tool(*names: str) -> Optional[str]:
     return None
 
 
-def run_tool(cmd: list[str], inputs: Mapping[str, Union[str, bytes]], output: str) -> bytes:
+class ToolError(ValueError):
+    """An external compiler failed: `tool` is its name, `output` what it printed."""
+
+    def __init__(self, tool: str, command: Sequence[str], output: str) -> None:
+        self.tool = tool
+        self.output = output
+        super().__init__(f"{tool} failed ({' '.join(command)}):\n{output}")
+
+
+def run_tool(cmd: list[str], inputs: Mapping[str, str | bytes], output: str) -> bytes:
     """Runs an external compiler in a scratch directory holding `inputs`;
-    returns the bytes of `output`. Failures raise ValueError with its stderr."""
+    returns the bytes of `output`. Failures raise ToolError (a ValueError) with its output."""
     import subprocess
     import tempfile
 
@@ -84,6 +93,6 @@ def run_tool(cmd: list[str], inputs: Mapping[str, Union[str, bytes]], output: st
         except FileNotFoundError:
             raise RuntimeError(f"'{cmd[0]}' is not installed") from None
         if proc.returncode != 0:
-            raise ValueError(f"{os.path.basename(cmd[0])} failed ({' '.join(cmd)}):\n{proc.stderr}{proc.stdout}")
+            raise ToolError(os.path.basename(cmd[0]), cmd, f"{proc.stderr}{proc.stdout}")
         with open(os.path.join(tmp, output), "rb") as f:
             return f.read()

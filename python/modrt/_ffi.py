@@ -14,15 +14,18 @@ from __future__ import annotations
 import builtins
 import ctypes
 import os
+
+from . import _selection
+from ._locate import PACKAGE_DIR as _PACKAGE_DIR
+from ._locate import find_library, package_root
+
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Optional, Sequence
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
-from . import _selection
-from ._locate import PACKAGE_DIR as _PACKAGE_DIR, find_library, package_root  # noqa: F401
-
-ABI_VERSION = 3
+ABI_VERSION = 4
 
 # ModrtTypeCode
 NONE, INT, FLOAT, OPAQUE_PTR, DEVICE, DLTENSOR_PTR, RAW_STR, OBJECT = range(8)
@@ -138,8 +141,10 @@ def _load_core() -> ctypes.CDLL:
         ("ModrtRegisterGlobal", c.c_int, [c.c_char_p, c.c_void_p, c.c_int]),
         ("ModrtGetGlobal", c.c_int, [c.c_char_p, c.POINTER(c.c_void_p)]),
         ("ModrtTensorGetDLTensor", c.c_int, [c.c_void_p, c.POINTER(c.POINTER(DLTensor))]),
-        ("ModrtTensorFromDLPack", c.c_int, [c.c_void_p, c.POINTER(c.c_void_p)]),
+        ("ModrtTensorFromDLPack", c.c_int, [c.c_void_p, c.c_int, c.POINTER(c.c_void_p)]),
+        ("ModrtTensorFromDLPackVersioned", c.c_int, [c.c_void_p, c.c_int, c.POINTER(c.c_void_p)]),
         ("ModrtTensorToDLPack", c.c_int, [c.c_void_p, c.POINTER(c.c_void_p)]),
+        ("ModrtTensorToDLPackVersioned", c.c_int, [c.c_void_p, c.c_uint64, c.POINTER(c.c_void_p)]),
         ("ModrtLoadPlugin", c.c_int, [c.c_char_p]),
         ("ModrtRegisterBackend", c.c_int, [c.POINTER(BackendIdentity)]),
     ]:
@@ -164,12 +169,19 @@ def load_plugin(path: str | os.PathLike) -> None:
     check(LIB.ModrtLoadPlugin(os.fsencode(path)))
 
 
-def register_backend_identity(name: str, display_name: str, device_type: int, payload_shape: str,
-                              formats: Sequence[str]) -> None:
+def register_backend_identity(
+    name: str, display_name: str, device_type: int, payload_shape: str, formats: Sequence[str]
+) -> None:
     if payload_shape not in PAYLOAD_SHAPES:
         raise ValueError(f"unknown payload shape '{payload_shape}' (single-binary or multi-shader)")
-    identity = BackendIdentity(ctypes.sizeof(BackendIdentity), name.encode(), display_name.encode(), device_type,
-                               PAYLOAD_SHAPES[payload_shape], ",".join(formats).encode())
+    identity = BackendIdentity(
+        ctypes.sizeof(BackendIdentity),
+        name.encode(),
+        display_name.encode(),
+        device_type,
+        PAYLOAD_SHAPES[payload_shape],
+        ",".join(formats).encode(),
+    )
     check(LIB.ModrtRegisterBackend(ctypes.byref(identity)))
 
 
@@ -254,36 +266,6 @@ def _box_arg(arg: Any) -> Any:
     raise TypeError(f"cannot pass a {type(arg).__name__} to a modrt function")
 
 
-def _fill(slot: ModrtValue, arg: Any, temps: list) -> None:
-    """Writes `arg` into `slot` as a borrowed argument; `temps` keeps what it
-    needs alive. The same conversion as _ffi_ext's, for ctypes callbacks."""
-    if arg is None:
-        slot.type_code = NONE
-    elif isinstance(arg, Object):
-        slot.type_code = OBJECT
-        slot.u.v_ptr = arg.handle
-    elif isinstance(arg, (bool, int)):
-        slot.type_code = INT
-        slot.u.v_int64 = int(arg)
-    elif isinstance(arg, float):
-        slot.type_code = FLOAT
-        slot.u.v_float64 = arg
-    elif isinstance(arg, str):
-        encoded = arg.encode("utf-8")
-        temps.append(encoded)
-        slot.type_code = RAW_STR
-        slot.u.v_str = encoded
-    else:
-        boxed = _box_arg(arg)
-        temps.append(boxed)
-        if isinstance(boxed, Object):
-            slot.type_code = OBJECT
-            slot.u.v_ptr = boxed.handle
-        else:
-            slot.type_code = DEVICE
-            slot.u.v_device = DLDevice(*boxed)
-
-
 class Function(_ffi_ext.FunctionBase, Object):
     """A native function: from the registry, a module, or wrapped Python.
     Calling it converts the arguments and the result in _ffi_ext."""
@@ -294,10 +276,20 @@ class Function(_ffi_ext.FunctionBase, Object):
 register_object_class(OBJ_FUNCTION, Function)
 
 
-def _make_device(device_type: int, device_id: int) -> Any:
-    from .runtime import Device
+# How a DLDevice becomes a modrt.Device: set by modrt.runtime, which imports
+# this module (so this module never imports it back).
+_device_from_dl: Callable[[DLDevice], Any] | None = None
 
-    return Device._from_dl(DLDevice(device_type, device_id))
+
+def register_device_class(from_dl: Callable[[DLDevice], Any]) -> None:
+    global _device_from_dl
+    _device_from_dl = from_dl
+
+
+def _make_device(device_type: int, device_id: int) -> Any:
+    if _device_from_dl is None:
+        raise RuntimeError("modrt.runtime is not imported: devices cannot be made yet")
+    return _device_from_dl(DLDevice(device_type, device_id))
 
 
 _ffi_ext.init(_box_arg, _object_from_handle, _make_device, error_from_message)
@@ -314,23 +306,13 @@ def _exception_kind(e: BaseException) -> str:
     return "RuntimeError"
 
 
-def _write_return(ret: ModrtValue, result: Any) -> None:
-    temps: list = []
-    _fill(ret, result, temps)
-    if ret.type_code == RAW_STR:
-        ret.type_code = OBJECT
-        ret.u.v_ptr = _new_bytes(result.encode("utf-8"), True)
-    elif ret.type_code == OBJECT:
-        # The caller owns one reference.
-        check(LIB.ModrtObjectRetain(ret.u.v_ptr))
-
-
 @SafeCallFunc
 def _call_python(resource, args, num_args, ret):  # type: ignore[no-untyped-def]
     try:
         fn = _PY_FUNCTIONS[resource]
         result = fn(*[_argument_to_python(args[i]) for i in range(num_args)])
-        _write_return(ret[0], result)
+        # The same conversion as a call's arguments (_ffi_ext), into the owned result.
+        _ffi_ext.write_return(ctypes.addressof(ret.contents), result)
         return 0
     except BaseException as e:  # noqa: BLE001 - every error must cross as a code
         LIB.ModrtSetLastError(f"{_exception_kind(e)}: {e}".encode("utf-8", "replace"))
@@ -352,7 +334,7 @@ def convert_to_function(fn: Callable[..., Any]) -> Function:
     return Function(out.value)
 
 
-def get_global_func(name: str, allow_missing: bool = False) -> Optional[Function]:
+def get_global_func(name: str, allow_missing: bool = False) -> Function | None:
     out = ctypes.c_void_p()
     check(LIB.ModrtGetGlobal(name.encode("utf-8"), ctypes.byref(out)))
     if not out.value:
@@ -362,9 +344,7 @@ def get_global_func(name: str, allow_missing: bool = False) -> Optional[Function
     return Function(out.value)
 
 
-def register_func(
-    name: str, fn: Optional[Callable[..., Any]] = None, override: bool = False
-) -> Any:
+def register_func(name: str, fn: Callable[..., Any] | None = None, override: bool = False) -> Any:
     """Registers a Python callable as global `name`; usable as a decorator."""
 
     def register(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import os
 import shlex
-# Names for annotations only: `typing` costs milliseconds at `import modrt`.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Sequence, Union
 
 from ._codegen import parse_signature, run_tool, text_of
 from ._ffi import call
 from .runtime import Module, Payload
+
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _C_TYPES = {
     "bool": "int8_t",
@@ -51,7 +52,7 @@ def _wrapper(signature: str) -> str:
     )
 
 
-def compile_c(source: Union[str, bytes], functions: Sequence[str]) -> Module:
+def compile_c(source: str | bytes, functions: Sequence[str]) -> Module:
     """Compiles C `source` with the system C compiler ($CC, default cc)."""
     text = text_of(source)
     unit = "#include <stdint.h>\n" + text + "\n\n" + "".join(_wrapper(f) for f in functions)

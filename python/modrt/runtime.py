@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ctypes
-# Names for annotations only: `typing` costs milliseconds at `import modrt`.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Iterable, Optional, Sequence
 
 from . import _ffi
 from ._ffi import call
+
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 # Device kinds seen so far, both ways. Kinds come from the core's backend
 # registry (cpu, and each backend that names its DLPack device type) and are
@@ -57,7 +59,7 @@ class Device:
         self.device_type = device_type
 
     @classmethod
-    def _from_dl(cls, dl: _ffi.DLDevice) -> "Device":
+    def _from_dl(cls, dl: _ffi.DLDevice) -> Device:
         kind = _KIND_OF_TYPE.get(dl.device_type)
         if kind is None:
             kind = call("device.kind_name", dl.device_type)
@@ -90,31 +92,34 @@ class Device:
         return call("device.attr", self, name)
 
     @property
-    def name(self) -> Optional[str]:
+    def name(self) -> str | None:
         return self.attr("name")
 
     @property
-    def max_threads_per_block(self) -> Optional[int]:
+    def max_threads_per_block(self) -> int | None:
         return self.attr("max_threads_per_block")
 
     @property
-    def warp_size(self) -> Optional[int]:
+    def warp_size(self) -> int | None:
         return self.attr("warp_size")
 
     @property
-    def max_shared_memory_per_block(self) -> Optional[int]:
+    def max_shared_memory_per_block(self) -> int | None:
         return self.attr("max_shared_memory_per_block")
 
     @property
-    def compute_version(self) -> Optional[str]:
+    def compute_version(self) -> str | None:
         return self.attr("compute_version")
 
     @property
-    def multi_processor_count(self) -> Optional[int]:
+    def multi_processor_count(self) -> int | None:
         return self.attr("multi_processor_count")
 
     def sync(self) -> None:
         call("device.sync", self)
+
+
+_ffi.register_device_class(Device._from_dl)
 
 
 def device(kind: str, index: int = 0) -> Device:
@@ -125,38 +130,11 @@ def cpu(index: int = 0) -> Device:
     return Device("cpu", index)
 
 
-_PyCapsule_New = ctypes.pythonapi.PyCapsule_New
-_PyCapsule_New.restype = ctypes.py_object
-_PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-_PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
-_PyCapsule_IsValid.restype = ctypes.c_int
-_PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
-_PyCapsule_GetPointer.restype = ctypes.c_void_p
-_PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_PyCapsule_GetPointerRaw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", ctypes.pythonapi)
-)
-_PyCapsule_SetName = ctypes.pythonapi.PyCapsule_SetName
-_PyCapsule_SetName.restype = ctypes.c_int
-_PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [
-        ("dl_tensor", _ffi.DLTensor),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", ctypes.CFUNCTYPE(None, ctypes.c_void_p)),
-    ]
-
-
-@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-def _capsule_destructor(capsule):  # type: ignore[no-untyped-def]
-    # Runs only if no consumer took the tensor (the capsule kept its name).
-    if _PyCapsule_IsValid(capsule, b"dltensor"):
-        raw = _PyCapsule_GetPointerRaw(capsule, b"dltensor")
-        managed = ctypes.cast(raw, ctypes.POINTER(_DLManagedTensor))
-        managed.contents.deleter(ctypes.cast(managed, ctypes.c_void_p))
+# DLPack (dlpack.h 1.x): the version modrt asks producers for, the least it
+# exports as a versioned capsule; flags of DLManagedTensorVersioned. Capsules
+# are made and consumed in modrt._ffi_ext (their destructor must be C).
+DLPACK_VERSION = (1, 0)
+_FLAG_IS_COPIED = 1 << 1
 
 
 class Tensor(_ffi.Object):
@@ -190,14 +168,13 @@ class Tensor(_ffi.Object):
         call("tensor.copy_to_host", self, arr.ctypes.data, arr.nbytes)
         return arr
 
-    def copyfrom(self, source: Any) -> "Tensor":
+    def copyfrom(self, source: Any) -> Tensor:
         import numpy as np
 
         arr = np.ascontiguousarray(source)
         if arr.shape != self.shape or str(arr.dtype) != self.dtype:
             raise ValueError(
-                f"cannot copy an array of {arr.dtype}{list(arr.shape)} into a tensor of "
-                f"{self.dtype}{list(self.shape)}"
+                f"cannot copy an array of {arr.dtype}{list(arr.shape)} into a tensor of {self.dtype}{list(self.shape)}"
             )
         call("tensor.copy_from_host", self, arr.ctypes.data, arr.nbytes)
         return self
@@ -206,10 +183,45 @@ class Tensor(_ffi.Object):
         dl = self._dl()
         return (dl.device.device_type, dl.device.device_id)
 
-    def __dlpack__(self, stream: Any = None, max_version: Any = None, **_: Any) -> Any:
-        out = ctypes.c_void_p()
-        _ffi.check(_ffi.LIB.ModrtTensorToDLPack(self.handle, ctypes.byref(out)))
-        return _PyCapsule_New(out.value, b"dltensor", ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+    @property
+    def read_only(self) -> bool:
+        """True for memory a DLPack producer exported read-only (a read-only
+        numpy array, ...): modrt does not write it and exports it read-only."""
+        return bool(call("tensor.read_only", self))
+
+    def __dlpack__(
+        self,
+        stream: Any = None,
+        *,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """A DLPack capsule of this tensor, per the array API standard.
+
+        `max_version` >= (1, 0): a versioned capsule ("dltensor_versioned",
+        DLManagedTensorVersioned, with the read-only flag for a read-only
+        tensor); otherwise the legacy "dltensor" capsule. `copy=None` or False
+        shares the memory (zero-copy); `copy=True` exports a copy (flagged as
+        copied). `dl_device` may name this tensor's device, or the CPU
+        ((1, 0)), which copies to host unless copy=False (BufferError then).
+        `stream` (a consumer's stream on a device) makes modrt finish its
+        work on the device first (a device sync), unless it is -1 (no
+        synchronization, per the standard) or None."""
+        source, copied = self, False
+        own = self.__dlpack_device__()
+        if stream is not None and stream != -1 and own[0] != 1:
+            self.device.sync()
+        if dl_device is not None and tuple(dl_device) != own:
+            if tuple(dl_device) != (1, 0):
+                raise BufferError(f"modrt cannot export a tensor on {self.device} to DLPack device {tuple(dl_device)}")
+            if copy is False:
+                raise BufferError(f"a tensor on {self.device} reaches the CPU only by a copy, and copy=False")
+            source, copied = tensor(self.numpy()), True
+        elif copy:
+            source, copied = tensor(self.numpy(), self.device), True
+        versioned = max_version is not None and tuple(max_version)[0] >= DLPACK_VERSION[0]
+        return _ffi._ffi_ext.to_dlpack(source, versioned, _FLAG_IS_COPIED if copied else 0)
 
     def __repr__(self) -> str:
         return f"modrt.Tensor(shape={self.shape}, dtype={self.dtype}, device={self.device})"
@@ -228,11 +240,11 @@ def _dtype_name(dt: _ffi.DLDataType) -> str:
     return base if dt.lanes == 1 else f"{base}x{dt.lanes}"
 
 
-def empty(shape: Sequence[int], dtype: str = "float32", device: Optional[Device] = None) -> Tensor:
+def empty(shape: Sequence[int], dtype: str = "float32", device: Device | None = None) -> Tensor:
     return call("tensor.empty", device or cpu(), dtype, *[int(d) for d in shape])
 
 
-def tensor(array: Any, device: Optional[Device] = None) -> Tensor:
+def tensor(array: Any, device: Device | None = None) -> Tensor:
     """A tensor on `device` (default cpu) holding a copy of `array` (numpy-like)."""
     import numpy as np
 
@@ -242,14 +254,31 @@ def tensor(array: Any, device: Optional[Device] = None) -> Tensor:
     return t
 
 
-def from_dlpack(obj: Any) -> Tensor:
-    """A tensor sharing memory with a DLPack producer (numpy array, ...)."""
-    capsule = obj.__dlpack__() if hasattr(obj, "__dlpack__") else obj
-    ptr = _PyCapsule_GetPointer(capsule, b"dltensor")
-    out = ctypes.c_void_p()
-    _ffi.check(_ffi.LIB.ModrtTensorFromDLPack(ptr, ctypes.byref(out)))
-    _PyCapsule_SetName(capsule, b"used_dltensor")
-    return Tensor(out.value)
+def from_dlpack(obj: Any, *, device: Device | None = None, copy: bool | None = None) -> Tensor:
+    """A tensor sharing memory with a DLPack producer (numpy, PyTorch, CuPy,
+    JAX arrays, another modrt tensor), or adopting a DLPack capsule.
+
+    modrt asks the producer for DLPack 1.x (`__dlpack__(max_version=(1, 0),
+    ...)`) and falls back to the legacy protocol for producers that do not
+    take those keywords; capsules of both kinds ("dltensor_versioned",
+    "dltensor") are accepted. A read-only producer gives a read-only tensor.
+    Memory must be compact row-major: other strides raise ValueError saying
+    how to make it compact, unless `copy=True`, which copies host memory into
+    a new compact tensor. `copy=False` never copies; `device`, when given,
+    is the device the tensor must be on (the producer is asked for it)."""
+    want = (device.device_type, device.index) if device is not None else None
+    if hasattr(obj, "__dlpack__"):
+        try:
+            capsule = obj.__dlpack__(max_version=DLPACK_VERSION, dl_device=want, copy=copy)
+        except TypeError:
+            # A producer from before the array API's keywords (DLPack < 1.0).
+            capsule = obj.__dlpack__()
+    else:
+        capsule = obj
+    t = Tensor(_ffi._ffi_ext.from_dlpack(capsule, bool(copy)))
+    if want is not None and t.__dlpack_device__() != want:
+        raise BufferError(f"the producer's tensor is on {t.device}, not on {device}")
+    return t
 
 
 class Module(_ffi.Object):
@@ -274,8 +303,7 @@ class Module(_ffi.Object):
         f = call("module.get_function", self, name)
         if f is None:
             raise AttributeError(
-                f"{self.kind} module has no function '{name}' (it has: "
-                f"{', '.join(self.function_names) or 'none'})"
+                f"{self.kind} module has no function '{name}' (it has: {', '.join(self.function_names) or 'none'})"
             )
         return f
 
@@ -301,10 +329,10 @@ class Module(_ffi.Object):
             return data
 
     @property
-    def imports(self) -> list["Module"]:
+    def imports(self) -> list[Module]:
         return [call("module.get_import", self, i) for i in range(call("module.num_imports", self))]
 
-    def import_module(self, child: "Module") -> None:
+    def import_module(self, child: Module) -> None:
         call("module.import_module", self, child)
 
     def __repr__(self) -> str:
@@ -315,11 +343,13 @@ class Module(_ffi.Object):
 _ffi.register_object_class(_ffi.OBJ_MODULE, Module)
 
 
-def load_module(path: str) -> Module:
-    """Loads a `.modrt` artifact written by `Module.export` (see modrt.artifact)."""
+def load_module(path: str, trusted_keys: Sequence[Any] | None = None, allow_host_code: bool | None = None) -> Module:
+    """Loads a `.modrt` artifact written by `Module.export`; `trusted_keys`
+    (default: MODRT_TRUSTED_KEYS) requires a signature by one of them, and
+    `allow_host_code=False` refuses host modules (see modrt.artifact.load_module)."""
     from . import artifact
 
-    return artifact.load_module(path)
+    return artifact.load_module(path, trusted_keys, allow_host_code)
 
 
 def load_module_from_bytes(kind: str, data: bytes) -> Module:
@@ -338,9 +368,9 @@ class Payload(_ffi.Object):
         fmt: str,
         functions: Iterable[str],
         code: bytes = b"",
-        shaders: Optional[dict[str, bytes]] = None,
-        sources: Optional[dict[str, str]] = None,
-    ) -> "Payload":
+        shaders: dict[str, bytes] | None = None,
+        sources: dict[str, str] | None = None,
+    ) -> Payload:
         p = call("payload.new", shape, fmt)
         for sig in functions:
             call("payload.add_function", p, sig)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .runtime import Device
+
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-from .runtime import Device
 
 
 class Target:
@@ -73,9 +73,7 @@ def detect_target_from_device(dev: Device | str) -> Target:
 
 
 def _unknown(kind: str) -> Any:
-    raise ValueError(
-        f"no target detector for device type '{kind}'; supported: {', '.join(sorted(_DETECTORS))}"
-    )
+    raise ValueError(f"no target detector for device type '{kind}'; supported: {', '.join(sorted(_DETECTORS))}")
 
 
 register_device_target_detector("cpu", lambda dev: Target("cpu"))

@@ -1,4 +1,4 @@
-"""The `modrt` command line: info, compile, inspect, run, demo, doctor.
+"""The `modrt` command line: info, compile, inspect, run, demo, doctor, keygen, sign.
 
     modrt <command> [flags] [args]        modrt <command> --help
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 # command -> (module, one-line summary)
 COMMANDS = {
@@ -21,6 +21,8 @@ COMMANDS = {
     "run": ("modrt_cli.run", "load a .modrt and run one function on given inputs"),
     "demo": ("modrt_cli.demo", "compile, export, reload and check one kernel on every backend"),
     "doctor": ("modrt_cli.doctor", "check every DSO modrt would load against the SHA-256 recorded at build/install"),
+    "keygen": ("modrt_cli.keygen", "make an Ed25519 key pair for signing artifacts"),
+    "sign": ("modrt_cli.sign", "sign a .modrt file (a detached Ed25519 signature over its manifest)"),
 }
 
 
@@ -31,7 +33,7 @@ def overview() -> str:
     return "\n".join(lines)
 
 
-def run(argv: Optional[Sequence[str]] = None) -> None:
+def run(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `modrt` script and of `bazel run //tools:modrt`."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
@@ -58,6 +60,11 @@ def run(argv: Optional[Sequence[str]] = None) -> None:
     # absl's --help prints __main__'s docstring and the flags of the main module.
     sys.modules["__main__"].__doc__ = module.__doc__
     own_args = args[1 : args.index("--")] if "--" in args else args[1:]
+    # absl spells a negated boolean --noX; --no-X (and --no-x_y as --no-x-y) is accepted too.
+    for i, arg in enumerate(own_args):
+        name = arg[5:].replace("-", "_")
+        if arg.startswith("--no-") and name in _flags.FLAGS and _flags.FLAGS[name].boolean:
+            own_args[i] = args[i + 1] = f"--no{name}"
     if "--help" in own_args or "-h" in own_args:
         # absl exits 1 after --help; asking for help is not an error.
         app.usage(shorthelp=True, writeto_stdout=True, exitcode=0)

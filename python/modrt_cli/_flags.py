@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from absl import flags
 
@@ -11,7 +12,7 @@ from absl import flags
 MAIN_MODULE = "modrt"
 
 
-def define(kind: Callable[..., Any], name: str, default: Any, help: str, **kwargs: Any) -> Any:  # noqa: A002
+def define(kind: Callable[..., Any], name: str, default: Any, help: str, **kwargs: Any) -> Any:
     """flags.DEFINE_<kind>, registered under the current command."""
     return kind(name, default, help, module_name=MAIN_MODULE, **kwargs)
 

@@ -1,6 +1,6 @@
 """modrt demo: one kernel on every backend, compiled, exported, reloaded, checked.
 
-usage: modrt demo [--n=4096] [--block=64] [--keep=DIR]
+usage: modrt demo [--n=4096] [--block=64] [--keep=DIR] [--verbose]
 
 For the host and every backend modrt knows (in-tree, and out-of-tree ones
 loaded from entry points), compiles c = a + b: a real module where the
@@ -9,7 +9,9 @@ backend's runtime is loaded here, its fallback otherwise. Exports each to a
 device of its kind that exists here, checking the result against numpy.
 Prints a table; exits 1 if any real module fails to load or gives a wrong
 result (fallback modules are expected to be refused where their runtime is
-absent).
+absent). The table fits 100 columns: long reasons are shortened, and
+--verbose prints them in full, wrapped. Source that could not be checked at
+compile time (Metal off macOS) is listed under the table.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 from typing import Any
 
 from . import _common
@@ -32,6 +35,7 @@ def define_flags() -> None:
     define(flags.DEFINE_integer, "n", 4096, "Elements per vector.", lower_bound=1)
     define(flags.DEFINE_integer, "block", 64, "Threads per block on devices.", lower_bound=1)
     define(flags.DEFINE_string, "keep", None, "Write the .modrt files to this directory and keep them.")
+    define(flags.DEFINE_bool, "verbose", False, "Print every reason in full (wrapped), not shortened.")
 
 
 class Progress:
@@ -73,11 +77,14 @@ def compile_all(modrt: Any, names: list[str], out_dir: str, progress: Progress) 
             row["result"] = "no demo kernel: an out-of-tree backend"
             continue
         try:
-            module = modrt.compile(kernel.source, name, [kernel.signature])
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                module = modrt.compile(kernel.source, name, [kernel.signature])
         except Exception as e:  # noqa: BLE001 - a missing compiler is a row, not a crash
             row["module"] = "-"
             row["result"] = f"not compiled: {str(e).strip().splitlines()[0]}"
             continue
+        row["notes"] = [str(w.message).removeprefix("modrt: ") for w in caught]
         row["module"] = "fallback" if module.is_fallback else "real"
         path = os.path.join(out_dir, f"{name}.modrt")
         module.export(path)
@@ -101,7 +108,9 @@ def run_fresh(rows: dict[str, dict[str, Any]], out_dir: str, progress: Progress)
         json.dump(plan, f)
     proc = subprocess.Popen(
         [sys.executable, "-m", "modrt_cli._demo_child", plan_path],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     loads = 0
@@ -148,7 +157,8 @@ def table_rows(modrt: Any, rows: dict[str, dict[str, Any]]) -> tuple[list[list[s
                 result = f"matches numpy (max error {run['max_error']:.1e})"
             else:
                 all_right = False
-                result = f"WRONG: {run.get('error') or 'max error %.3g' % run['max_error']}"
+                error = run.get("error") or f"max error {run['max_error']:.3g}"
+                result = f"WRONG: {error}"
             lines.append(base + ["yes", run["device"] or "-", result])
     return lines, all_right
 
@@ -168,10 +178,23 @@ def main(argv: list[str]) -> int:
         finally:
             progress.finish()
     lines, all_right = table_rows(modrt, rows)
-    print(f"c = a + b, {FLAGS.n} float32 elements: compiled here, exported to .modrt, "
-          "loaded and run in a fresh process")
-    print(_common.table(["target", "module", "artifact", "loaded", "device", "result"], lines))
+    print(
+        f"c = a + b, {FLAGS.n} float32 elements: compiled here, exported to .modrt,\nloaded and run in a fresh process"
+    )
+    table, shortened = _common.fitted_table(
+        ["target", "module", "artifact", "loaded", "device", "result"], lines, flexible=(4, 5), verbose=FLAGS.verbose
+    )
+    print(table)
+    notes = [f"{r['target']}: {note}" for r in rows.values() for note in r.get("notes", [])]
+    if notes:
+        print()
+        for note in notes:
+            print(_common.wrapped(note))
+    if shortened:
+        print("(long reasons are shortened; --verbose prints them in full)")
     real = sum(1 for r in rows.values() for run in r.get("runs", []) if run["ok"] is not None)
-    print(f"\n{real} real run{'s' if real != 1 else ''}; "
-          + ("every real result matches numpy" if all_right else "SOME REAL RESULT IS WRONG OR FAILED"))
+    print(
+        f"\n{real} real run{'s' if real != 1 else ''}; "
+        + ("every real result matches numpy" if all_right else "SOME REAL RESULT IS WRONG OR FAILED")
+    )
     return 0 if all_right else 1

@@ -23,7 +23,6 @@ import json
 import os
 import sys
 from types import ModuleType
-from typing import Optional
 
 from . import _common
 from ._flags import FLAGS, define
@@ -38,7 +37,7 @@ def define_flags() -> None:
     define(flags.DEFINE_bool, "json", False, "Print the findings as JSON.")
 
 
-def _package_dir() -> Optional[str]:
+def _package_dir() -> str | None:
     """Where `import modrt` would come from, without importing it."""
     spec = importlib.util.find_spec("modrt")
     if spec is None or not spec.submodule_search_locations:
@@ -84,7 +83,7 @@ def check_build_manifest(package: str, findings: Findings) -> set[str]:
     checked = set()
     for relative, digest in recorded.items():
         if relative.startswith(PACKAGE_PREFIX):
-            candidate = os.path.join(package, relative[len(PACKAGE_PREFIX):])
+            candidate = os.path.join(package, relative[len(PACKAGE_PREFIX) :])
             path = candidate if os.path.isfile(candidate) else None
         else:
             path = locate.find_library(relative)
@@ -100,7 +99,7 @@ def check_build_manifest(package: str, findings: Findings) -> set[str]:
     return checked
 
 
-def _record_digest(digest: str) -> Optional[str]:
+def _record_digest(digest: str) -> str | None:
     algorithm, _, value = digest.partition("=")
     if algorithm != "sha256" or not value:
         return None

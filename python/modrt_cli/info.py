@@ -1,11 +1,16 @@
 """modrt info: what this installation can do, backend by backend.
 
-usage: modrt info [--json]
+usage: modrt info [--json] [--verbose]
 
 For the core (cpu) and every backend: whether its runtime was selected by the
-build flags, whether its DSO was found and loaded, whether a driver answered,
-its devices with their key attributes and detected target, and, for every
-"no", the reason.
+build flags, whether its DSO was found and loaded and where it came from
+(MODRT_LIBRARY_PATH, a modrt-<x> wheel, modrt's own lib/, the build), whether
+a driver answered, its devices with their key attributes and detected target,
+and, for every "no", the reason. Where a runtime was found more than once,
+every copy is listed with its origin and what became of it (the first usable
+one in that order is loaded). The tables fit 100 columns: long reasons and
+targets are shortened, and --verbose prints them in full, wrapped (--json has
+everything).
 """
 
 from __future__ import annotations
@@ -17,12 +22,15 @@ from . import _common
 from ._flags import FLAGS, define
 
 DEVICE_ATTRS = ("name", "max_threads_per_block", "warp_size", "max_shared_memory_per_block", "compute_version")
+# Their table headers (the JSON keeps the attribute names).
+DEVICE_HEADERS = ("name", "threads/block", "warp", "shared/block", "compute")
 
 
 def define_flags() -> None:
     from absl import flags
 
     define(flags.DEFINE_bool, "json", False, "Print the report as JSON.")
+    define(flags.DEFINE_bool, "verbose", False, "Print every reason and target in full (wrapped), not shortened.")
 
 
 def _devices(modrt: Any, kind: str) -> list[dict[str, Any]]:
@@ -48,16 +56,20 @@ def _devices(modrt: Any, kind: str) -> list[dict[str, Any]]:
 
 def collect(modrt: Any) -> list[dict[str, Any]]:
     core = modrt._ffi.find_library(modrt._selection.CORE)
-    rows = [{
-        "backend": "cpu",
-        "selected": True,
-        "dso": str(core),
-        "dso_found": core is not None,
-        "loaded": True,
-        "driver_found": True,
-        "devices": _devices(modrt, "cpu"),
-        "reason": "",
-    }]
+    rows = [
+        {
+            "backend": "cpu",
+            "selected": True,
+            "dso": str(core),
+            "dso_found": core is not None,
+            "loaded": True,
+            "driver_found": True,
+            "devices": _devices(modrt, "cpu"),
+            "reason": "",
+            "origin": "modrt",
+            "copies": [],
+        }
+    ]
     in_tree = modrt.backend.in_tree()
     loaded = modrt.backend.loaded()
     kinds = modrt.runtime.device_kinds()
@@ -65,27 +77,35 @@ def collect(modrt: Any) -> list[dict[str, Any]]:
         kind_known = r.name in kinds
         if r.name not in in_tree:
             # Out of tree: no build flag or in-tree DSO; its entry point loaded it.
-            rows.append({
-                "backend": r.name,
-                "selected": None,
-                "dso": loaded.get(r.name, ""),
-                "dso_found": None,
-                "loaded": r.name in loaded,
-                "driver_found": r.driver_found if kind_known else None,
-                "devices": _devices(modrt, r.name) if kind_known and r.driver_found else [],
-                "reason": "" if r.name in loaded else r.reason,
-            })
+            rows.append(
+                {
+                    "backend": r.name,
+                    "selected": None,
+                    "dso": loaded.get(r.name, ""),
+                    "dso_found": None,
+                    "loaded": r.name in loaded,
+                    "driver_found": r.driver_found if kind_known else None,
+                    "devices": _devices(modrt, r.name) if kind_known and r.driver_found else [],
+                    "reason": "" if r.name in loaded else r.reason,
+                    "origin": loaded.get(r.name, ""),
+                    "copies": [],
+                }
+            )
             continue
-        rows.append({
-            "backend": r.name,
-            "selected": r.selected,
-            "dso": r.dso,
-            "dso_found": r.dso_found,
-            "loaded": r.loaded,
-            "driver_found": r.driver_found,
-            "devices": _devices(modrt, r.name) if kind_known and r.driver_found else [],
-            "reason": r.reason,
-        })
+        rows.append(
+            {
+                "backend": r.name,
+                "selected": r.selected,
+                "dso": r.dso,
+                "dso_found": r.dso_found,
+                "loaded": r.loaded,
+                "driver_found": r.driver_found,
+                "devices": _devices(modrt, r.name) if kind_known and r.driver_found else [],
+                "reason": r.reason,
+                "origin": r.origin,
+                "copies": r.copies,
+            }
+        )
     return rows
 
 
@@ -101,16 +121,66 @@ def main(argv: list[str]) -> int:
     if FLAGS.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(_common.table(
-        ["backend", "selected", "DSO found", "loaded", "driver", "devices", "why not"],
-        [[r["backend"], _yes(r["selected"]), _yes(r["dso_found"]), _yes(r["loaded"]), _yes(r["driver_found"]),
-          len(r["devices"]), r["reason"] or (r["dso"] if r["selected"] is None else "-")] for r in rows],
-    ))
+    table, shortened = _common.fitted_table(
+        ["backend", "selected", "DSO found", "loaded", "from", "driver", "devices", "why not"],
+        [
+            [
+                r["backend"],
+                _yes(r["selected"]),
+                _yes(r["dso_found"]),
+                _yes(r["loaded"]),
+                r["origin"] if r["loaded"] else "-",
+                _yes(r["driver_found"]),
+                len(r["devices"]),
+                r["reason"] or (r["dso"] if r["selected"] is None else "-"),
+            ]
+            for r in rows
+        ],
+        flexible=(7,),
+        verbose=FLAGS.verbose,
+    )
+    print(table)
+    copies = [
+        (r["backend"], c)
+        for r in rows
+        for c in r["copies"]
+        if len(r["copies"]) > 1 or c["state"] not in ("loaded", "found")
+    ]
+    if copies:
+        print()
+        print("Runtimes found more than once, or skipped (the first usable copy loads: MODRT_LIBRARY_PATH,")
+        print("then modrt-<x> wheels in sys.path order, then modrt's own lib/, then the build):")
+        copy_table, more = _common.fitted_table(
+            ["#", "backend", "from", "state"],
+            [[i, name, c["origin"], c["state"]] for i, (name, c) in enumerate(copies, 1)],
+            flexible=(3, 2),
+            verbose=FLAGS.verbose,
+        )
+        print(copy_table)
+        shortened |= more
+        # Paths are never shortened: each on a line of its own.
+        for i, (_, c) in enumerate(copies, 1):
+            print(f"{i:>2}  {c['path']}")
     devices = [(r["backend"], d) for r in rows for d in r["devices"]]
     if devices:
         print()
-        print(_common.table(
-            ["device", *DEVICE_ATTRS, "detected target"],
-            [[d["device"], *[d.get(a, "-") for a in DEVICE_ATTRS], d["target"]] for _, d in devices],
-        ))
+        # Verbose: targets are long, so they follow the table, one wrapped paragraph each.
+        target_column = [] if FLAGS.verbose else ["detected target"]
+        table, more = _common.fitted_table(
+            ["device", *DEVICE_HEADERS, *target_column],
+            [
+                [d["device"], *[d.get(a, "-") for a in DEVICE_ATTRS], *([] if FLAGS.verbose else [d["target"]])]
+                for _, d in devices
+            ],
+            flexible=(len(DEVICE_ATTRS) + 1, 1),
+            verbose=FLAGS.verbose,
+        )
+        print(table)
+        shortened |= more
+        if FLAGS.verbose:
+            print()
+            for _, d in devices:
+                print(_common.wrapped(f"{d['device']} detected target: {d['target']}"))
+    if shortened:
+        print("\n(long reasons are shortened; --verbose prints them in full, --json too)")
     return 0

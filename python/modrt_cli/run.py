@@ -1,7 +1,8 @@
 """modrt run: load a .modrt file and run one of its functions.
 
 usage: modrt run --function=NAME [--device=KIND[:INDEX]] [--outputs=I,...]
-                 [--save=DIR] [--time] [--repeat=N] FILE.modrt -- ARG ...
+                 [--save=DIR] [--time] [--repeat=N] [--trusted-key=KEY.pub ...]
+                 [--no-host-code] FILE.modrt -- ARG ...
 
 One ARG per argument of the function's signature, then one per launch
 parameter:
@@ -12,13 +13,17 @@ parameter:
 
 The outputs (by default the last buffer argument) are printed, or saved as
 arg<I>.npy under --save. --time reports the wall time of each call.
+
+--trusted-key (repeatable; default: the files in MODRT_TRUSTED_KEYS) requires
+the file to be signed by one of the keys; --no-host-code refuses a file holding
+a host module (native code). Both are checked before anything is loaded.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from typing import Any, Optional
+from typing import Any
 
 from . import _common
 from ._flags import FLAGS, define
@@ -28,13 +33,31 @@ def define_flags() -> None:
     from absl import flags
 
     define(flags.DEFINE_string, "function", None, "The function to run.")
-    define(flags.DEFINE_string, "device", None,
-           "Device as KIND or KIND:INDEX (default: the kind of the module holding the function, index 0).")
+    define(
+        flags.DEFINE_string,
+        "device",
+        None,
+        "Device as KIND or KIND:INDEX (default: the kind of the module holding the function, index 0).",
+    )
     define(flags.DEFINE_list, "outputs", None, "Indices of the arguments to print or save (default: the last buffer).")
     define(flags.DEFINE_string, "save", None, "Directory to save the outputs to, as arg<I>.npy.")
     define(flags.DEFINE_bool, "time", False, "Report the wall time of each call (after one warm-up call).")
     define(flags.DEFINE_integer, "repeat", 5, "Calls to time with --time.", lower_bound=1)
     define(flags.DEFINE_integer, "seed", 0, "Seed of the random inputs.")
+    define(
+        flags.DEFINE_multi_string,
+        "trusted-key",
+        None,
+        "A public key file (KEYFILE.pub from `modrt keygen`); repeatable. The artifact must be signed by one "
+        "of them (default: the files in MODRT_TRUSTED_KEYS; none: no signature required).",
+    )
+    define(
+        flags.DEFINE_bool,
+        "no-host-code",
+        False,
+        "Refuse an artifact holding a host module (kind so: native code loaded into this process). "
+        "Without it: MODRT_ALLOW_HOST_CODE decides, itself allowed by default.",
+    )
 
 
 def _parse_signature(signature: str) -> tuple[list[tuple[str, bool]], list[str]]:
@@ -70,7 +93,7 @@ def _find(manifest: Any, name: str) -> tuple[Any, Any]:
     raise ValueError(f"no function '{name}' in this artifact; it has: {', '.join(held)}")
 
 
-def _device(modrt: Any, spec: Optional[str], kind: str) -> Any:
+def _device(modrt: Any, spec: str | None, kind: str) -> Any:
     if spec is None:
         return modrt.device("cpu" if kind == "so" else kind)
     device_kind, _, index = spec.partition(":")
@@ -87,7 +110,13 @@ def main(argv: list[str]) -> int:
     import numpy as np
 
     try:
-        entry, function = _find(modrt.artifact.read_manifest(path), FLAGS.function)
+        # Trust first: a refused file gets no further than its manifest.
+        trusted_keys = FLAGS["trusted-key"].value or modrt.artifact.trusted_keys_from_env()
+        allow_host_code = modrt.artifact.resolve_allow_host_code(False if FLAGS["no-host-code"].value else None)
+        manifest = modrt.artifact.read_manifest(path, trusted_keys=trusted_keys or None)
+        if not allow_host_code:
+            modrt.artifact.check_no_host_code(manifest)
+        entry, function = _find(manifest, FLAGS.function)
         if function.signature is None:
             raise ValueError(f"{FLAGS.function} has no recorded signature (opaque {entry.kind} module)")
         arg_types, tags = _parse_signature(function.signature)
@@ -99,7 +128,7 @@ def main(argv: list[str]) -> int:
         dev = _device(modrt, FLAGS.device, entry.kind)
         if not dev.exist:
             raise ValueError(f"device {dev} does not exist here: {dev.unavailable_reason}")
-        module = modrt.load_module(path)
+        module = modrt.load_module(path, trusted_keys=trusted_keys, allow_host_code=allow_host_code)
         fn = module[FLAGS.function]
         rng = np.random.default_rng(FLAGS.seed)
         host: dict[int, Any] = {}
@@ -110,7 +139,7 @@ def main(argv: list[str]) -> int:
                 call_args.append(modrt.tensor(host[i], dev))
             else:
                 call_args.append(float(text) if dtype.startswith("float") else int(text, 0))
-        call_args += [int(v, 0) for v in values[len(arg_types):]]
+        call_args += [int(v, 0) for v in values[len(arg_types) :]]
         outputs = [int(i) for i in FLAGS.outputs] if FLAGS.outputs else [max(host)] if host else []
         for i in outputs:
             if i not in host:
@@ -124,8 +153,10 @@ def main(argv: list[str]) -> int:
                 fn(*call_args)
                 dev.sync()
                 times.append(time.perf_counter() - start)
-            print(f"{FLAGS.function} on {dev}: {len(times)} calls, "
-                  f"min {min(times) * 1e3:.3f} ms, mean {sum(times) / len(times) * 1e3:.3f} ms")
+            print(
+                f"{FLAGS.function} on {dev}: {len(times)} calls, "
+                f"min {min(times) * 1e3:.3f} ms, mean {sum(times) / len(times) * 1e3:.3f} ms"
+            )
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RuntimeError) as e:
         return _common.fail(str(e))
     for i in outputs:

@@ -12,8 +12,15 @@
 // The core's C ABI symbols are resolved at load time from libmodrt_runtime.so,
 // which modrt._ffi loads with RTLD_GLOBAL before importing this module, so the
 // process keeps exactly one copy of the core.
+//
+// Built for CPython's limited API as of 3.10 (the stable ABI, `abi3`): one
+// binary, _ffi_ext.abi3.so, serves every CPython >= 3.10. Calls take the
+// vectorcall path (no argument tuple) on interpreters whose stable ABI has
+// it (3.12 and later); on 3.10 and 3.11 they come through tp_call with a tuple.
+#define Py_LIMITED_API 0x030A0000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>  // T_PYSSIZET, READONLY (Py_T_PYSSIZET is 3.12+)
 
 #include <cstdint>
 #include <cstring>
@@ -25,30 +32,53 @@ namespace {
 
 // Python callables from modrt._ffi (set once by init()).
 struct Hooks {
-  PyObject* box_arg = nullptr;        // arg -> Object (kept alive) or (device_type, device_id)
-  PyObject* wrap_object = nullptr;    // owned handle (int) -> Object of its class
-  PyObject* make_device = nullptr;    // (device_type, device_id) -> Device
+  PyObject* box_arg = nullptr;             // arg -> Object (kept alive) or (device_type, device_id)
+  PyObject* wrap_object = nullptr;         // owned handle (int) -> Object of its class
+  PyObject* make_device = nullptr;         // (device_type, device_id) -> Device
   PyObject* error_from_message = nullptr;  // str -> exception instance
 };
 Hooks hooks;
 
+// PEP 590's vectorcall, as the stable ABI has it from 3.12: the function type,
+// the type flag and the bit of nargsf that is not a count. The values are the
+// ones CPython has used since 3.8; they are used only on 3.12 and later.
+using VectorcallFunc = PyObject* (*)(PyObject*, PyObject* const*, size_t, PyObject*);
+constexpr unsigned long kTpFlagsHaveVectorcall = 1UL << 11;
+constexpr size_t kVectorcallArgumentsOffset = static_cast<size_t>(1) << (8 * sizeof(size_t) - 1);
+
 struct ObjectBase {
-  PyObject_HEAD
+  PyObject ob_base;  // PyObject_HEAD, spelled out for clang-format
   ModrtObjectHandle handle;
-  vectorcallfunc vectorcall;  // used by FunctionBase instances
+  VectorcallFunc vectorcall;  // used by FunctionBase instances
 };
 
-PyTypeObject ObjectBaseType = {PyVarObject_HEAD_INIT(nullptr, 0)};
-PyTypeObject FunctionBaseType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+// A heap type (the limited API has no static PyTypeObject); set by PyInit.
+PyTypeObject* ObjectBaseType = nullptr;
 
-bool IsObject(PyObject* o) { return PyObject_TypeCheck(o, &ObjectBaseType); }
+bool IsObject(PyObject* o) {
+  return Py_TYPE(o) == ObjectBaseType || PyType_IsSubtype(Py_TYPE(o), ObjectBaseType);
+}
+
+// The running interpreter's (major, minor) as a number, e.g. 0x030C.
+int RuntimeVersion() {
+  const char* v = Py_GetVersion();  // "3.12.4 (main, ...)"
+  int major = 0, minor = 0;
+  while (*v >= '0' && *v <= '9') major = major * 10 + (*v++ - '0');
+  if (*v == '.') ++v;
+  while (*v >= '0' && *v <= '9') minor = minor * 10 + (*v++ - '0');
+  return (major << 8) | minor;
+}
+
+PyObject* CallOne(PyObject* fn, PyObject* arg) {
+  return PyObject_CallFunctionObjArgs(fn, arg, nullptr);
+}
 
 // Sets the Python error for the thread-local native error message.
 PyObject* RaiseLastError() {
   const char* text = ModrtGetLastError();
   PyObject* message = PyUnicode_DecodeUTF8(text, static_cast<Py_ssize_t>(strlen(text)), "replace");
   if (message == nullptr) return nullptr;
-  PyObject* exc = PyObject_CallOneArg(hooks.error_from_message, message);
+  PyObject* exc = CallOne(hooks.error_from_message, message);
   Py_DECREF(message);
   if (exc == nullptr) return nullptr;
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc)), exc);
@@ -59,7 +89,8 @@ PyObject* RaiseLastError() {
 // ---- ObjectBase: an owned reference to a native object ----
 
 PyObject* ObjectNew(PyTypeObject* type, PyObject*, PyObject*) {
-  auto* self = reinterpret_cast<ObjectBase*>(type->tp_alloc(type, 0));
+  auto alloc = reinterpret_cast<allocfunc>(PyType_GetSlot(type, Py_tp_alloc));
+  auto* self = reinterpret_cast<ObjectBase*>(alloc(type, 0));
   if (self == nullptr) return nullptr;
   self->handle = nullptr;
   self->vectorcall = nullptr;
@@ -79,7 +110,8 @@ int SetHandle(ObjectBase* self, PyObject* value) {
 int ObjectInit(PyObject* self, PyObject* args, PyObject* kwargs) {
   static const char* kwlist[] = {"handle", nullptr};
   PyObject* handle = nullptr;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O", const_cast<char**>(kwlist), &handle)) return -1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O", const_cast<char**>(kwlist), &handle))
+    return -1;
   return SetHandle(reinterpret_cast<ObjectBase*>(self), handle);
 }
 
@@ -89,8 +121,12 @@ void ObjectDealloc(PyObject* self) {
     ModrtObjectRelease(obj->handle);
     obj->handle = nullptr;
   }
-  // Python subclasses come through subtype_dealloc, which drops their type.
-  Py_TYPE(self)->tp_free(self);
+  // An instance of a heap type holds a reference to its type. Python
+  // subclasses come through subtype_dealloc, which leaves that to the heap
+  // base's dealloc: this one.
+  PyTypeObject* type = Py_TYPE(self);
+  reinterpret_cast<freefunc>(PyType_GetSlot(type, Py_tp_free))(self);
+  Py_DECREF(type);
 }
 
 PyObject* GetHandle(PyObject* self, void*) {
@@ -119,10 +155,12 @@ class KeepAlive {
     if (size_ == 0) return;
     // Releasing a boxed callable runs its Python deleter, which must not see
     // the exception this call may be raising.
-    PyObject* raised = PyErr_GetRaisedException();
+    // PyErr_Fetch/PyErr_Restore: PyErr_GetRaisedException is 3.12+.
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
     for (Py_ssize_t i = 0; i < size_; ++i) Py_DECREF(items_[i]);
     if (items_ != inline_) PyMem_Free(items_);
-    PyErr_SetRaisedException(raised);
+    PyErr_Restore(type, value, traceback);
   }
   bool Reserve(Py_ssize_t capacity) {
     if (capacity <= kInlineArgs) return true;
@@ -137,9 +175,11 @@ class KeepAlive {
   Py_ssize_t size_ = 0;
 };
 
-// Writes `arg` as a borrowed argument; what it creates goes to `keep`.
-// Mirrors the order of checks of _ffi's ctypes-era conversion: None, Object,
-// bool/int, float, str, then everything else through box_arg.
+// Writes `arg` as a borrowed argument; what it creates goes to `keep`. The one
+// conversion of a Python value to a ModrtValue: arguments of calls here, and
+// (write_return) results of Python functions called from native code. Checks
+// in order: None, Object, bool/int, float, str, then everything else through
+// box_arg.
 bool FillArg(PyObject* arg, ModrtValue* slot, KeepAlive* keep) {
   if (arg == Py_None) {
     slot->type_code = kModrtNone;
@@ -161,17 +201,18 @@ bool FillArg(PyObject* arg, ModrtValue* slot, KeepAlive* keep) {
   }
   if (PyFloat_Check(arg)) {
     slot->type_code = kModrtFloat;
-    slot->v_float64 = PyFloat_AS_DOUBLE(arg);
+    slot->v_float64 = PyFloat_AsDouble(arg);
     return true;
   }
   if (PyUnicode_Check(arg)) {
-    const char* text = PyUnicode_AsUTF8(arg);  // cached by the str, lives as long as it
+    const char* text =
+        PyUnicode_AsUTF8AndSize(arg, nullptr);  // cached by the str, lives as long as it
     if (text == nullptr) return false;
     slot->type_code = kModrtRawStr;
     slot->v_str = text;
     return true;
   }
-  PyObject* boxed = PyObject_CallOneArg(hooks.box_arg, arg);
+  PyObject* boxed = CallOne(hooks.box_arg, arg);
   if (boxed == nullptr) return false;
   keep->Add(boxed);
   if (IsObject(boxed)) {
@@ -196,10 +237,11 @@ PyObject* ToPython(const ModrtValue& v) {
     case kModrtOpaquePtr: return PyLong_FromVoidPtr(v.v_ptr);
     case kModrtRawStr: return PyUnicode_FromString(v.v_str);
     case kModrtDevice:
-      return PyObject_CallFunction(hooks.make_device, "ii", static_cast<int>(v.v_device.device_type),
-                                   v.v_device.device_id);
+      return PyObject_CallFunction(hooks.make_device, "ii",
+                                   static_cast<int>(v.v_device.device_type), v.v_device.device_id);
     case kModrtDLTensorPtr:
-      PyErr_SetString(PyExc_TypeError, "borrowed DLTensor arguments cannot be passed to Python functions");
+      PyErr_SetString(PyExc_TypeError,
+                      "borrowed DLTensor arguments cannot be passed to Python functions");
       return nullptr;
     case kModrtObject: {
       ModrtObjectHandle h = v.v_obj;
@@ -224,21 +266,18 @@ PyObject* ToPython(const ModrtValue& v) {
         ModrtObjectRelease(h);
         return nullptr;
       }
-      PyObject* result = PyObject_CallOneArg(hooks.wrap_object, handle);
+      PyObject* result = CallOne(hooks.wrap_object, handle);
       Py_DECREF(handle);
       return result;
     }
     default:
-      return PyErr_Format(PyExc_TypeError, "unknown value type code %d", static_cast<int>(v.type_code));
+      return PyErr_Format(PyExc_TypeError, "unknown value type code %d",
+                          static_cast<int>(v.type_code));
   }
 }
 
-PyObject* FunctionVectorcall(PyObject* callable, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
-    PyErr_SetString(PyExc_TypeError, "modrt functions take positional arguments only");
-    return nullptr;
-  }
-  Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+// Calls the native function `callable` with the borrowed arguments args[0, n).
+PyObject* CallFunction(PyObject* callable, PyObject* const* args, Py_ssize_t n) {
   ModrtValue inline_values[kInlineArgs];
   ModrtValue* values = inline_values;
   if (n > kInlineArgs) {
@@ -257,13 +296,43 @@ PyObject* FunctionVectorcall(PyObject* callable, PyObject* const* args, size_t n
       ret.type_code = kModrtNone;
       int status;
       // Long calls (program builds, copies) must not stall other threads.
-      Py_BEGIN_ALLOW_THREADS
-      status = ModrtFunctionCall(handle, values, static_cast<int32_t>(n), &ret);
-      Py_END_ALLOW_THREADS
-      result = status == 0 ? ToPython(ret) : RaiseLastError();
+      Py_BEGIN_ALLOW_THREADS status =
+          ModrtFunctionCall(handle, values, static_cast<int32_t>(n), &ret);
+      Py_END_ALLOW_THREADS result = status == 0 ? ToPython(ret) : RaiseLastError();
     }
   }
   if (values != inline_values) PyMem_Free(values);
+  return result;
+}
+
+PyObject* PositionalOnly() {
+  PyErr_SetString(PyExc_TypeError, "modrt functions take positional arguments only");
+  return nullptr;
+}
+
+// The vectorcall entry (3.12+): the arguments arrive as an array.
+PyObject* FunctionVectorcall(PyObject* callable, PyObject* const* args, size_t nargsf,
+                             PyObject* kwnames) {
+  if (kwnames != nullptr && PyTuple_Size(kwnames) != 0) return PositionalOnly();
+  return CallFunction(callable, args,
+                      static_cast<Py_ssize_t>(nargsf & ~kVectorcallArgumentsOffset));
+}
+
+// tp_call: every call on 3.10/3.11, and PyObject_Call everywhere.
+PyObject* FunctionTpCall(PyObject* callable, PyObject* args, PyObject* kwargs) {
+  if (kwargs != nullptr && PyDict_Size(kwargs) != 0) return PositionalOnly();
+  Py_ssize_t n = PyTuple_Size(args);
+  if (n < 0) return nullptr;
+  PyObject* inline_args[kInlineArgs];
+  PyObject** items = inline_args;
+  if (n > kInlineArgs) {
+    items = static_cast<PyObject**>(PyMem_Malloc(sizeof(PyObject*) * n));
+    if (items == nullptr) return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; ++i)
+    items[i] = PyTuple_GetItem(args, i);  // borrowed; the tuple holds them
+  PyObject* result = CallFunction(callable, items, n);
+  if (items != inline_args) PyMem_Free(items);
   return result;
 }
 
@@ -275,6 +344,31 @@ PyObject* FunctionNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
 
 // ---- module ----
 
+// write_return(address, value): `value` as the owned result of a Python
+// function called from native code (modrt._ffi's ctypes callback), written to
+// the ModrtValue at `address`: converted as an argument is, then a str becomes
+// a string object and an object gains the reference the caller owns.
+PyObject* WriteReturn(PyObject*, PyObject* args) {
+  unsigned long long address = 0;
+  PyObject* value = nullptr;
+  if (!PyArg_ParseTuple(args, "KO", &address, &value)) return nullptr;
+  auto* ret = reinterpret_cast<ModrtValue*>(static_cast<uintptr_t>(address));
+  KeepAlive keep;  // a boxed value: its object is retained below before keep lets go
+  if (!FillArg(value, ret, &keep)) return nullptr;
+  if (ret->type_code == kModrtRawStr) {
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+    if (text == nullptr) return nullptr;
+    ModrtObjectHandle out = nullptr;
+    if (ModrtBytesCreate(text, static_cast<size_t>(size), 1, &out) != 0) return RaiseLastError();
+    ret->type_code = kModrtObject;
+    ret->v_obj = out;
+  } else if (ret->type_code == kModrtObject) {
+    if (ModrtObjectRetain(ret->v_obj) != 0) return RaiseLastError();
+  }
+  Py_RETURN_NONE;
+}
+
 PyObject* Init(PyObject*, PyObject* args) {
   Hooks next;
   if (!PyArg_ParseTuple(args, "OOOO", &next.box_arg, &next.wrap_object, &next.make_device,
@@ -284,56 +378,169 @@ PyObject* Init(PyObject*, PyObject* args) {
   for (PyObject* o : {next.box_arg, next.wrap_object, next.make_device, next.error_from_message}) {
     Py_INCREF(o);
   }
-  for (PyObject* o : {hooks.box_arg, hooks.wrap_object, hooks.make_device, hooks.error_from_message}) {
+  for (PyObject* o :
+       {hooks.box_arg, hooks.wrap_object, hooks.make_device, hooks.error_from_message}) {
     Py_XDECREF(o);
   }
   hooks = next;
   Py_RETURN_NONE;
 }
 
+// ---- DLPack capsules. Their destructor runs in C: a capsule is often freed
+// while an exception is pending (a consumer that refused it), where no Python
+// code may run.
+
+constexpr const char* kLegacy = "dltensor";
+constexpr const char* kVersioned = "dltensor_versioned";
+constexpr const char* kUsedLegacy = "used_dltensor";
+constexpr const char* kUsedVersioned = "used_dltensor_versioned";
+
+// Runs only if no consumer took the tensor (the capsule kept its name).
+void DLPackCapsuleDestructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kVersioned)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersioned));
+    if (m->deleter) m->deleter(m);
+  } else if (PyCapsule_IsValid(capsule, kLegacy)) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacy));
+    if (m->deleter) m->deleter(m);
+  }
+}
+
+// to_dlpack(tensor, versioned, flags) -> capsule
+PyObject* ToDLPack(PyObject*, PyObject* args) {
+  PyObject* tensor;
+  int versioned;
+  unsigned long long flags;
+  if (!PyArg_ParseTuple(args, "OpK", &tensor, &versioned, &flags)) return nullptr;
+  if (!IsObject(tensor)) {
+    PyErr_SetString(PyExc_TypeError, "to_dlpack takes a modrt tensor");
+    return nullptr;
+  }
+  ModrtObjectHandle handle = reinterpret_cast<ObjectBase*>(tensor)->handle;
+  if (versioned) {
+    DLManagedTensorVersioned* out = nullptr;
+    if (ModrtTensorToDLPackVersioned(handle, flags, &out) != 0) return RaiseLastError();
+    PyObject* capsule = PyCapsule_New(out, kVersioned, DLPackCapsuleDestructor);
+    if (capsule == nullptr) out->deleter(out);
+    return capsule;
+  }
+  DLManagedTensor* out = nullptr;
+  if (ModrtTensorToDLPack(handle, &out) != 0) return RaiseLastError();
+  PyObject* capsule = PyCapsule_New(out, kLegacy, DLPackCapsuleDestructor);
+  if (capsule == nullptr) out->deleter(out);
+  return capsule;
+}
+
+// from_dlpack(capsule, copy) -> owned tensor handle (int). The core owns the
+// producer's tensor from the call on, on success and failure alike, so the
+// capsule is marked used either way.
+PyObject* FromDLPack(PyObject*, PyObject* args) {
+  PyObject* capsule;
+  int copy;
+  if (!PyArg_ParseTuple(args, "Op", &capsule, &copy)) return nullptr;
+  ModrtObjectHandle out = nullptr;
+  int status;
+  if (PyCapsule_IsValid(capsule, kVersioned)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersioned));
+    status = ModrtTensorFromDLPackVersioned(m, copy, &out);
+    if (PyCapsule_SetName(capsule, kUsedVersioned) != 0) return nullptr;
+  } else if (PyCapsule_IsValid(capsule, kLegacy)) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacy));
+    status = ModrtTensorFromDLPack(m, copy, &out);
+    if (PyCapsule_SetName(capsule, kUsedLegacy) != 0) return nullptr;
+  } else {
+    // The limited API has no tp_name: the type's __name__ instead.
+    PyObject* type_name =
+        PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(capsule)), "__name__");
+    if (type_name == nullptr) return nullptr;
+    PyErr_Format(PyExc_TypeError,
+                 "expected a DLPack producer or an unused DLPack capsule ('%s' or '%s'), got %U",
+                 kLegacy, kVersioned, type_name);
+    Py_DECREF(type_name);
+    return nullptr;
+  }
+  if (status != 0) return RaiseLastError();
+  return PyLong_FromVoidPtr(out);
+}
+
 PyMethodDef methods[] = {
+    {"to_dlpack", ToDLPack, METH_VARARGS,
+     "to_dlpack(tensor, versioned, flags): a DLPack capsule of a tensor."},
+    {"from_dlpack", FromDLPack, METH_VARARGS,
+     "from_dlpack(capsule, copy): the owned handle of a tensor adopting the capsule's DLPack "
+     "tensor."},
     {"init", Init, METH_VARARGS,
-     "init(box_arg, wrap_object, make_device, error_from_message): the Python halves of conversion."},
+     "init(box_arg, wrap_object, make_device, error_from_message): the Python halves of "
+     "conversion."},
+    {"write_return", WriteReturn, METH_VARARGS,
+     "write_return(address, value): value as the owned ModrtValue result at address."},
     {nullptr, nullptr, 0, nullptr},
 };
 
 PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "modrt._ffi_ext", "Fast calls into the modrt C ABI.", -1, methods,
+    PyModuleDef_HEAD_INIT,
+    "modrt._ffi_ext",
+    "Fast calls into the modrt C ABI.",
+    -1,
+    methods,
     nullptr,  // m_slots
     nullptr,  // m_traverse
     nullptr,  // m_clear
     nullptr,  // m_free
 };
 
+// Where each instance keeps its vectorcall function.
+PyMemberDef object_members[] = {
+    {const_cast<char*>("__vectorcalloffset__"), T_PYSSIZET,
+     static_cast<Py_ssize_t>(offsetof(ObjectBase, vectorcall)), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+
+PyType_Slot object_slots[] = {
+    {Py_tp_doc, const_cast<char*>("An owned reference to a native modrt object.")},
+    {Py_tp_new, reinterpret_cast<void*>(ObjectNew)},
+    {Py_tp_init, reinterpret_cast<void*>(ObjectInit)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(ObjectDealloc)},
+    {Py_tp_getset, object_getset},
+    {0, nullptr},
+};
+
+PyType_Slot function_slots[] = {
+    {Py_tp_doc, const_cast<char*>("A callable native modrt function.")},
+    {Py_tp_new, reinterpret_cast<void*>(FunctionNew)},
+    {Py_tp_call, reinterpret_cast<void*>(FunctionTpCall)},
+    {Py_tp_members, object_members},
+    {0, nullptr},
+};
+
 }  // namespace
 
 PyMODINIT_FUNC PyInit__ffi_ext(void) {
-  ObjectBaseType.tp_name = "modrt._ffi_ext.ObjectBase";
-  ObjectBaseType.tp_basicsize = sizeof(ObjectBase);
-  ObjectBaseType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
-  ObjectBaseType.tp_doc = "An owned reference to a native modrt object.";
-  ObjectBaseType.tp_new = ObjectNew;
-  ObjectBaseType.tp_init = ObjectInit;
-  ObjectBaseType.tp_dealloc = ObjectDealloc;
-  ObjectBaseType.tp_getset = object_getset;
-  ObjectBaseType.tp_vectorcall_offset = offsetof(ObjectBase, vectorcall);
+  PyType_Spec object_spec = {"modrt._ffi_ext.ObjectBase", static_cast<int>(sizeof(ObjectBase)), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, object_slots};
+  // Vectorcall on heap types, inherited by Python subclasses (modrt._ffi.Function),
+  // is stable ABI from 3.12; earlier interpreters call through tp_call.
+  unsigned long function_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  if (RuntimeVersion() >= 0x030C) function_flags |= kTpFlagsHaveVectorcall;
+  PyType_Spec function_spec = {"modrt._ffi_ext.FunctionBase", static_cast<int>(sizeof(ObjectBase)),
+                               0, static_cast<unsigned int>(function_flags), function_slots};
 
-  FunctionBaseType.tp_name = "modrt._ffi_ext.FunctionBase";
-  FunctionBaseType.tp_basicsize = sizeof(ObjectBase);
-  FunctionBaseType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_VECTORCALL;
-  FunctionBaseType.tp_doc = "A callable native modrt function.";
-  FunctionBaseType.tp_base = &ObjectBaseType;
-  FunctionBaseType.tp_new = FunctionNew;
-  FunctionBaseType.tp_call = PyVectorcall_Call;
-  FunctionBaseType.tp_vectorcall_offset = offsetof(ObjectBase, vectorcall);
-
-  if (PyType_Ready(&ObjectBaseType) < 0 || PyType_Ready(&FunctionBaseType) < 0) return nullptr;
   PyObject* m = PyModule_Create(&module_def);
   if (m == nullptr) return nullptr;
-  if (PyModule_AddObjectRef(m, "ObjectBase", reinterpret_cast<PyObject*>(&ObjectBaseType)) < 0 ||
-      PyModule_AddObjectRef(m, "FunctionBase", reinterpret_cast<PyObject*>(&FunctionBaseType)) < 0) {
+  PyObject* object_type = PyType_FromSpec(&object_spec);
+  PyObject* function_type =
+      object_type == nullptr ? nullptr : PyType_FromSpecWithBases(&function_spec, object_type);
+  bool ok = function_type != nullptr && PyModule_AddObjectRef(m, "ObjectBase", object_type) == 0 &&
+            PyModule_AddObjectRef(m, "FunctionBase", function_type) == 0;
+  if (!ok) {
+    Py_XDECREF(object_type);
+    Py_XDECREF(function_type);
     Py_DECREF(m);
     return nullptr;
   }
+  // Our references are kept: ObjectBaseType lives as long as the process
+  // (m_size -1: the module is never unloaded).
+  ObjectBaseType = reinterpret_cast<PyTypeObject*>(object_type);
+  Py_DECREF(function_type);
   return m;
 }

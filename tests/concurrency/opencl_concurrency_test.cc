@@ -43,7 +43,8 @@ Ref<ModuleObj> CreateModule() {
   OwnedValue ret;
   create->Call(&arg, 1, ret.out());
   Ref<Object> module = ret.TakeObject();
-  Expect(module && module->type_index() == kModrtObjModule, "module.create.opencl returned no module");
+  Expect(module && module->type_index() == kModrtObjModule,
+         "module.create.opencl returned no module");
   return Ref<ModuleObj>(static_cast<ModuleObj*>(module.get()));
 }
 
@@ -75,7 +76,8 @@ void FirstCallsAndLaunches(const char* plugin) {
       api->CopyToHost(buffer->dl(), host.data(), host.size() * sizeof(int32_t));
       for (int64_t i = 0; i < kElements; ++i) {
         Expect(host[i] == 2 * (value + i), "thread " + std::to_string(t) + " read " +
-                                               std::to_string(host[i]) + " at " + std::to_string(i));
+                                               std::to_string(host[i]) + " at " +
+                                               std::to_string(i));
       }
     }
   });
@@ -86,7 +88,8 @@ void FirstCallsAndLaunches(const char* plugin) {
 }  // namespace modrt
 
 int main(int argc, char** argv) {
-  if (argc != 2) modrt::testing::FailTest("usage: opencl_concurrency_test libmodrt_runtime_opencl.so");
+  if (argc != 2)
+    modrt::testing::FailTest("usage: opencl_concurrency_test libmodrt_runtime_opencl.so");
   modrt::testing::FirstCallsAndLaunches(argv[1]);
   std::fprintf(stderr, "PASSED\n");
   return 0;

@@ -32,18 +32,19 @@ void RegistrationAndLookup() {
       RegisterGlobal(NameOf(t, i), [id](const Args&, Ret* r) { r->SetInt(id); });
       // Everyone races for one shared name: exactly one wins.
       try {
-        RegisterGlobal("testing.concurrent.shared." + std::to_string(i),
-                       [](const Args&, Ret*) {});
+        RegisterGlobal("testing.concurrent.shared." + std::to_string(i), [](const Args&, Ret*) {});
       } catch (const Error& e) {
         Expect(e.kind() == "KeyError", std::string("unexpected error: ") + e.what());
         duplicate_refusals.fetch_add(1);
       }
       // Overriding is allowed and never tears a concurrent lookup.
-      RegisterGlobal("testing.concurrent.override", [t](const Args&, Ret* r) { r->SetInt(t); },
-                     /*allow_override=*/true);
+      RegisterGlobal(
+          "testing.concurrent.override", [t](const Args&, Ret* r) { r->SetInt(t); },
+          /*allow_override=*/true);
       // Others' names, while they are being registered: absent or complete.
       if (Ref<FunctionObj> f = GetGlobal(NameOf((t + 1) % kThreads, i))) {
-        Expect(CallInt(f) == int64_t{(t + 1) % kThreads} * kNamesPerThread + i, "torn registry entry");
+        Expect(CallInt(f) == int64_t{(t + 1) % kThreads} * kNamesPerThread + i,
+               "torn registry entry");
       }
       Ref<FunctionObj> any = GetGlobal("testing.concurrent.override");
       Expect(any && CallInt(any) >= 0 && CallInt(any) < kThreads, "torn override");

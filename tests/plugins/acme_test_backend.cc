@@ -32,8 +32,8 @@ class AcmeTestDeviceAPI final : public DeviceAPI {
 void Init() {
   static AcmeTestDeviceAPI api;
   // A device-only backend: it makes no modules.
-  static const ModrtBackendIdentity identity = {sizeof(ModrtBackendIdentity), "acme", "Acme", kDLExtDev,
-                                                kModrtSingleBinary, ""};
+  static const ModrtBackendIdentity identity = {
+      sizeof(ModrtBackendIdentity), "acme", "Acme", kDLExtDev, kModrtSingleBinary, ""};
   RegisterBackend(identity);
   RegisterDeviceAPI("acme", &api);
 }

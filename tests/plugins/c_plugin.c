@@ -44,8 +44,9 @@ EXPORT const ModrtPluginApi* modrt_plugin_init(const ModrtCoreApi* core) {
   (void)Register;
   return NULL;
 #else
-  static GrownPluginApi api = {
-      {sizeof(ModrtPluginApi), MODRT_PLUGIN_ABI_MAJOR, MODRT_PLUGIN_ABI_MINOR, "c plugin", Register}, NULL};
+  static GrownPluginApi api = {{sizeof(ModrtPluginApi), MODRT_PLUGIN_ABI_MAJOR,
+                                MODRT_PLUGIN_ABI_MINOR, "c plugin", Register},
+                               NULL};
 #if defined(MODRT_TEST_SMALL_TABLE)
   api.v1_0.struct_size = offsetof(ModrtPluginApi, register_plugin);
 #elif defined(MODRT_TEST_NULL_REGISTER)

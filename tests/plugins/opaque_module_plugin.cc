@@ -31,7 +31,8 @@ void Init() {
   });
   RegisterGlobal("module.load_from_bytes.opaque_test", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "module.load_from_bytes.opaque_test");
-    r->SetObject(MakeModule(std::make_unique<OpaqueModule>(std::string(a.Bytes(0))), "opaque_test"));
+    r->SetObject(
+        MakeModule(std::make_unique<OpaqueModule>(std::string(a.Bytes(0))), "opaque_test"));
   });
 }
 

@@ -1,13 +1,15 @@
-"""modrt against its peers: `tools/bazel run //tools/bench -- all`.
+"""modrt against its peers and the floor: `tools/bazel run //tools/bench -- all`.
 
 Installs the peers (apache-tvm, apache-tvm-ffi, pyopencl, and matplotlib for
-the chart) into a venv inside the toolchain root, builds modrt trees with the
-backend flags on and off (nested Bazel runs in this workspace), runs each
-comparison interleaved, and writes docs/BENCHMARKS.md and its chart.
+the chart) into a venv inside the toolchain root (wgpu-py comes with the root,
+CuPy only where it is installed), builds modrt trees with the backend flags on
+and off (nested Bazel runs in this workspace), builds the floors (floors/*.c),
+measures every row in fresh processes, interleaved, three times, and writes
+docs/BENCHMARKS.md and its chart.
 
     bench all                      every row, then the doc
     bench ffi-call launch          some rows (the doc is written only for `all`
-                                   unless --out is given)
+                                   unless --out is given); groups: bandwidth, cuda
     bench ffi-call --python P --modrt-path DIR... --no-install --reps 2 --out D
                                    a smoke run against an existing interpreter
                                    and modrt tree (what bench_test does)
@@ -25,13 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 import measure
-from measure import Side, Unavailable, Worker, interleave, median, paired_difference, paired_ratio
-from report import Line
+import report
+from measure import Side, Unavailable, median, paired_difference
+from report import UNSTABLE, Line
 
 HERE = Path(__file__).resolve().parent
 VENV = Path("/opt/modrt/bench-venv")
@@ -41,7 +44,31 @@ REQUIREMENTS = [
     "pyopencl==2026.1.4",
     "matplotlib==3.11.2",
 ]
-ROWS = ["import", "autoload", "ffi-call", "launch", "artifact", "build"]
+ROWS = [
+    "import",
+    "autoload",
+    "ffi-call",
+    "launch",
+    "vulkan-dispatch",
+    "webgpu-dispatch",
+    "opencl-h2d",
+    "opencl-d2h",
+    "vulkan-h2d",
+    "vulkan-d2h",
+    "cuda-launch",
+    "cuda-h2d",
+    "cuda-d2h",
+    "artifact",
+    "build",
+]
+# Names for several rows at once.
+GROUPS = {
+    "bandwidth": ["opencl-h2d", "opencl-d2h", "vulkan-h2d", "vulkan-d2h"],
+    "cuda": ["cuda-launch", "cuda-h2d", "cuda-d2h"],
+}
+# Repeats of every row; a row whose repeats disagree by more than
+# report.UNSTABLE is unstable.
+REPEATS = 3
 
 
 def say(message: str) -> None:
@@ -74,7 +101,7 @@ def ensure_venv() -> str:
 # ---- nested Bazel ----------------------------------------------------------
 
 
-def bazel(args: Sequence[str], cwd: Path, output_base: Optional[Path] = None, **kwargs) -> subprocess.CompletedProcess:
+def bazel(args: Sequence[str], cwd: Path, output_base: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
     """Bazel as tools/bazel runs it (same output root, so the install base is shared)."""
     cmd = ["bazel"]
     root = os.environ.get("MODRT_BAZEL_OUTPUT_ROOT")
@@ -121,104 +148,447 @@ class Context:
     python: str  # the interpreter every measured side runs in (the venv's)
     on: Tree  # every runtime flag that builds
     off: Tree  # every flag off
-    reps: Optional[int]  # rounds per row; None: each row's default
-    workspace: Optional[Path]
+    reps: int | None  # rounds per repeat; None: each row's default
+    workspace: Path | None
+    floors: Floors
+    repeats: int = REPEATS
 
     def rounds(self, default: int) -> int:
         return self.reps or default
 
-    def env(self, tree: Optional[Tree], **extra: str) -> dict[str, str]:
+    def env(self, tree: Tree | None, **extra: str) -> dict[str, str]:
         return measure.python_env(tree.paths if tree else (), extra)
 
-    def available(self, module: str) -> Optional[str]:
+    def available(self, module: str) -> str | None:
         """None when `module` imports in the venv, else why not."""
-        done = subprocess.run([self.python, "-c", f"import {module}"], env=self.env(None), capture_output=True, text=True)
+        done = subprocess.run(
+            [self.python, "-c", f"import {module}"], env=self.env(None), capture_output=True, text=True
+        )
         return None if done.returncode == 0 else (done.stderr.strip().splitlines() or ["fails"])[-1]
 
 
-def _warm_and_interleave(sides: list[Side], rounds: int) -> dict[str, list[float]]:
-    interleave(sides, 1)  # warm-up round, discarded
-    return interleave(sides, rounds)
+# ---- floors: C programs and a bare extension, built by the bench -----------
+
+FLOORS_DIR = HERE / "floors"
+# name -> (source, link flags)
+C_FLOORS = {
+    "opencl_launch": ("opencl_launch.c", ["-lOpenCL"]),
+    "vulkan_dispatch": ("vulkan_dispatch.c", ["-lvulkan"]),
+    "cuda_launch": ("cuda_launch.c", ["-ldl"]),
+}
 
 
-def _compare(ctx: Context, row: str, what: str, unit: str, n: int, scale: float, cases: tuple[str, str],
-             commands: tuple[str, str], rounds: int, target: str, limit: Optional[float]) -> list[Line]:
-    """An in-process comparison of modrt (cases[0]) with one peer (cases[1]);
-    `commands` are what each side times, as shown in the report."""
-    modrt_case, peer_case = cases
-    peer_label = peer_case.split("-")[0]
-    peer_command = f"{commands[1]} (tools/bench/worker.py {peer_case})"
-    workers: list[Worker] = []
-    try:
-        modrt_worker = Worker(ctx.python, modrt_case, ctx.env(ctx.on))
-        workers.append(modrt_worker)
-        command = f"{commands[0]} (tools/bench/worker.py {modrt_case})"
+@dataclass
+class Floors:
+    """What build_floors made, in `dir`, and why anything is missing."""
+
+    dir: Path
+    missing: dict[str, str]
+
+    def path(self, name: str) -> Path:
+        if name in self.missing:
+            raise Unavailable(f"floor {name} was not built: {self.missing[name]}")
+        return self.dir / name
+
+
+def build_floors(python: str, dest: Path) -> Floors:
+    """Compiles floors/*.c with $CC (default cc), the nop_ext extension against
+    `python`'s headers, and the add_one shader to SPIR-V with glslangValidator.
+    A floor that does not build is recorded, not fatal."""
+    dest.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    missing: dict[str, str] = {}
+
+    def run(name: str, argv: list[str]) -> None:
         try:
-            peer_worker: Optional[Worker] = Worker(ctx.python, peer_case, ctx.env(None))
-            workers.append(peer_worker)
-        except Unavailable as e:
-            peer_worker = None
-            missing = str(e)
-        sides = [Side("modrt", command, modrt_worker.per_unit(n, scale))]
-        if peer_worker:
-            sides.append(Side(peer_label, peer_command, peer_worker.per_unit(n, scale)))
-        samples = _warm_and_interleave(sides, rounds)
-    finally:
-        for w in workers:
-            w.close()
-    line = Line(id=row, what=what, command=command, unit=unit, modrt=median(samples["modrt"]),
-                peer=f"{peer_label}: `{peer_command}`", target=target, limit=limit, samples=samples)
-    line.notes.append(f"{rounds} rounds of {n} repetitions per side; modrt from the tree built with {ctx.on.flags}.")
-    if peer_worker:
-        line.peer_value = median(samples[peer_label])
-        line.ratio = paired_ratio(samples["modrt"], samples[peer_label])
+            done = subprocess.run(argv, capture_output=True, text=True)
+        except OSError as e:
+            missing[name] = str(e)
+            return
+        if done.returncode != 0:
+            missing[name] = (done.stderr.strip().splitlines() or [f"{argv[0]} failed"])[-1]
+
+    for name, (source, libs) in C_FLOORS.items():
+        run(name, [cc, "-O2", "-o", str(dest / name), str(FLOORS_DIR / source), *libs])
+    config = subprocess.run(
+        [
+            python,
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    if config.returncode == 0:
+        include, suffix = config.stdout.split()
+        run(
+            "nop_ext",
+            [
+                cc,
+                "-O2",
+                "-shared",
+                "-fPIC",
+                f"-I{include}",
+                "-o",
+                str(dest / f"nop_ext{suffix}"),
+                str(FLOORS_DIR / "nop_ext.c"),
+            ],
+        )
     else:
-        line.verdict = f"peer unavailable ({missing})"
-    return [line.judge()]
+        missing["nop_ext"] = "the interpreter does not say where its headers are"
+    import worker
+
+    shader = dest / "add_one.comp"
+    shader.write_text(worker.VULKAN_SOURCE)
+    run("add_one.spv", ["glslangValidator", "-V", "-o", str(dest / "add_one.spv"), str(shader)])
+    if "add_one.spv" in missing:
+        missing.setdefault("vulkan_dispatch", "no SPIR-V for its shader: " + missing["add_one.spv"])
+    for name, why in missing.items():
+        say(f"floor {name} not built: {why}")
+    return Floors(dest, missing)
 
 
-# ---- rows ------------------------------------------------------------------
+# ---- rows: modrt against references, in fresh processes --------------------
+
+
+@dataclass
+class Ref:
+    """A reference modrt is compared with: a peer's worker case, or a floor
+    (a worker case on the floor's extension, or a C floor program)."""
+
+    label: str
+    command: str  # what it times, as shown in the report
+    target: str = "report"
+    limit: float | None = None
+    case: str | None = None  # worker.py case ...
+    floor: str | None = None  # ... or a C floor binary
+    floor_args: tuple[str, ...] = ()
+
+
+@dataclass
+class InProcessRow:
+    """A row whose sides each time a loop inside one process: modrt's worker
+    case against each Ref. Adding a row is adding one of these to ROW_SPECS
+    (and its worker cases)."""
+
+    what: str
+    unit: str
+    n: int  # repetitions per batch
+    modrt_case: str
+    modrt_command: str
+    refs: list[Ref]
+    scale: float = 1.0  # per-repetition seconds -> unit
+    bytes_per_rep: int | None = None  # set: the unit is GB/s (higher is better)
+    note: str = ""
+
+
+def _sampler_for(
+    ctx: Context,
+    spec: InProcessRow,
+    case: str | None,
+    tree: Tree | None,
+    floor: str | None = None,
+    floor_args: Sequence[str] = (),
+) -> Callable[[], float]:
+    scale = spec.scale if spec.bytes_per_rep is None else 1.0
+    if floor:
+        args = [str(ctx.floors.path(floor))] + [a.format(floors=ctx.floors.dir) for a in floor_args]
+        sample = measure.c_floor(args, spec.n, scale)
+    else:
+        sample = measure.fresh_worker(
+            ctx.python, case, ctx.env(tree, MODRT_BENCH_FLOORS=str(ctx.floors.dir)), spec.n, scale
+        )
+    if spec.bytes_per_rep is None:
+        return sample
+    per_copy = spec.bytes_per_rep
+    return lambda: per_copy / sample() / 1e9
+
+
+def run_in_process_row(ctx: Context, row: str, spec: InProcessRow) -> list[Line]:
+    """Probes every side (one that cannot start here is left out, with the
+    reason), then measures the rest together: repeats of interleaved rounds,
+    each sample a fresh process."""
+    env_on = ctx.env(ctx.on, MODRT_BENCH_FLOORS=str(ctx.floors.dir))
+    why = measure.probe(ctx.python, spec.modrt_case, env_on)
+    if why is not None:
+        raise Unavailable(f"modrt cannot run it here: {why}")
+    command = f"{spec.modrt_command} (tools/bench/worker.py {spec.modrt_case})"
+    sides = [Side("modrt", command, _sampler_for(ctx, spec, spec.modrt_case, ctx.on))]
+    missing: dict[str, str] = {}
+    for ref in spec.refs:
+        try:
+            if ref.floor:
+                sampler = _sampler_for(ctx, spec, None, None, ref.floor, ref.floor_args)
+                sampler()  # a probe: raises Unavailable where it cannot run
+            else:
+                reason = measure.probe(ctx.python, ref.case, ctx.env(None, MODRT_BENCH_FLOORS=str(ctx.floors.dir)))
+                if reason is not None:
+                    raise Unavailable(reason)
+                sampler = _sampler_for(ctx, spec, ref.case, None)
+        except Unavailable as e:
+            missing[ref.label] = str(e)
+            say(f"  {row}: {ref.label} unavailable: {e}")
+            continue
+        sides.append(Side(ref.label, ref.command, sampler))
+    rounds, repeats = ctx.rounds(5), ctx.repeats
+    runs = measure.repeat(sides, rounds, repeats)
+    lines = []
+    for ref in spec.refs:
+        shown = ref.command + (
+            f" (tools/bench/worker.py {ref.case})"
+            if ref.case
+            else f" (tools/bench/floors/{C_FLOORS[ref.floor][0]})"
+            if ref.floor
+            else ""
+        )
+        line = Line.from_runs(
+            id=row,
+            what=spec.what,
+            command=command,
+            unit=spec.unit,
+            runs=runs,
+            ref=ref.label,
+            peer=f"{ref.label}: `{shown}`",
+            target=ref.target,
+            limit=ref.limit,
+            higher_is_better=spec.bytes_per_rep is not None,
+        )
+        if ref.label in missing:
+            line.verdict = f"{ref.label} unavailable ({missing[ref.label]})"
+        line.notes.append(
+            f"{repeats} repeats of {rounds} rounds; each sample a fresh process (a warm-up batch, then the "
+            f"fastest of {measure.BATCHES} batches of {spec.n}); modrt from the tree built with {ctx.on.flags}."
+        )
+        if spec.note:
+            line.notes.append(spec.note)
+        lines.append(line.judge())
+    return lines
+
+
+ROW_SPECS: dict[str, InProcessRow] = {
+    "ffi-call": InProcessRow(
+        what="no-op C++ registry function called from Python",
+        unit="ns",
+        n=50000,
+        scale=1e9,
+        modrt_case="modrt-nop",
+        modrt_command='modrt.get_global_func("testing.nop")()',
+        refs=[
+            Ref("floor", "nop_ext.nop(): a bare METH_FASTCALL no-op extension", "<= 1.5x floor", 1.5, case="floor-nop"),
+            Ref("tvm_ffi", 'tvm_ffi.get_global_func("testing.nop")()', "<= 0.8x tvm_ffi", 0.8, case="tvm_ffi-nop"),
+        ],
+    ),
+    "launch": InProcessRow(
+        what="tiny OpenCL kernel on PoCL, args set + enqueue (finish per batch)",
+        unit="us",
+        n=2000,
+        scale=1e6,
+        modrt_case="modrt-launch",
+        modrt_command='mod["add_one"](a, 64, 1, 64)',
+        refs=[
+            Ref("floor", "C: clSetKernelArg x2 + clEnqueueNDRangeKernel", "<= 1.5x floor", 1.5, floor="opencl_launch"),
+            Ref(
+                "pyopencl",
+                "prg.add_one(queue, (64,), (64,), buf, np.int32(64))",
+                "<= 0.7x pyopencl",
+                0.7,
+                case="pyopencl-launch",
+            ),
+        ],
+    ),
+    "vulkan-dispatch": InProcessRow(
+        what="one small dispatch on lavapipe, submitted and waited for",
+        unit="us",
+        n=300,
+        scale=1e6,
+        modrt_case="modrt-vulkan-dispatch",
+        modrt_command='mod["add_one"](a, 64, 1, 64); dev.sync()',
+        refs=[
+            Ref(
+                "wgpu",
+                "encoder + compute pass + dispatch_workgroups(1) + submit + wait",
+                "<= 0.5x wgpu",
+                0.5,
+                case="wgpu-dispatch",
+            ),
+            Ref(
+                "floor",
+                "C: vkQueueSubmit of a recorded command buffer + vkWaitForFences",
+                "<= 2.0x floor",
+                2.0,
+                floor="vulkan_dispatch",
+                floor_args=("{floors}/add_one.spv",),
+            ),
+        ],
+        note="The same 64-float add_one kernel on every side (GLSL for modrt and the C floor, the equivalent WGSL "
+        "for wgpu-py). wgpu waits with wgpuDevicePoll(wait=True): wgpu-py 0.32's "
+        "queue.on_submitted_work_done_sync() fails against the wgpu-native it ships.",
+    ),
+    "webgpu-dispatch": InProcessRow(
+        what="one small dispatch through WebGPU (wgpu-native on lavapipe), submitted and waited for",
+        unit="us",
+        n=300,
+        scale=1e6,
+        modrt_case="modrt-webgpu-dispatch",
+        modrt_command='mod["add_one"](a, 1, 64); dev.sync()',
+        refs=[
+            Ref(
+                "wgpu",
+                "encoder + compute pass + dispatch_workgroups(1) + submit + wait",
+                "<= 0.5x wgpu",
+                0.5,
+                case="wgpu-dispatch",
+            )
+        ],
+        note="The same WGSL kernel on both sides.",
+    ),
+    "opencl-h2d": InProcessRow(
+        what="64 MiB host-to-device copy, OpenCL on PoCL (GB/s, higher is better)",
+        unit="GB/s",
+        n=2,
+        bytes_per_rep=64 << 20,
+        modrt_case="modrt-opencl-h2d",
+        modrt_command="t.copyfrom(host)",
+        refs=[Ref("pyopencl", "cl.enqueue_copy(queue, buf, host, is_blocking=True)", case="pyopencl-h2d")],
+    ),
+    "opencl-d2h": InProcessRow(
+        what="64 MiB device-to-host copy, OpenCL on PoCL (GB/s, higher is better)",
+        unit="GB/s",
+        n=2,
+        bytes_per_rep=64 << 20,
+        modrt_case="modrt-opencl-d2h",
+        modrt_command="t.numpy()",
+        refs=[Ref("pyopencl", "cl.enqueue_copy(queue, np.empty(...), buf, is_blocking=True)", case="pyopencl-d2h")],
+    ),
+    "vulkan-h2d": InProcessRow(
+        what="64 MiB host-to-device copy, Vulkan on lavapipe (GB/s, higher is better)",
+        unit="GB/s",
+        n=2,
+        bytes_per_rep=64 << 20,
+        modrt_case="modrt-vulkan-h2d",
+        modrt_command="t.copyfrom(host)",
+        refs=[Ref("wgpu", "queue.write_buffer(buf, 0, host) + wait", case="wgpu-h2d")],
+    ),
+    "vulkan-d2h": InProcessRow(
+        what="64 MiB device-to-host copy, Vulkan on lavapipe (GB/s, higher is better)",
+        unit="GB/s",
+        n=2,
+        bytes_per_rep=64 << 20,
+        modrt_case="modrt-vulkan-d2h",
+        modrt_command="t.numpy()",
+        refs=[Ref("wgpu", "queue.read_buffer(buf)", case="wgpu-d2h")],
+    ),
+    "cuda-launch": InProcessRow(
+        what="empty CUDA kernel, launch (synchronize per batch)",
+        unit="us",
+        n=5000,
+        scale=1e6,
+        modrt_case="modrt-cuda-launch",
+        modrt_command='mod["empty"](1, 1)',
+        refs=[
+            Ref("cupy", "cupy.RawKernel(src, 'empty')((1,), (1,), ())", case="cupy-launch"),
+            Ref("floor", "C: cuLaunchKernel", floor="cuda_launch"),
+        ],
+    ),
+    "cuda-h2d": InProcessRow(
+        what="256 MiB host-to-device copy, CUDA (GB/s, higher is better)",
+        unit="GB/s",
+        n=2,
+        bytes_per_rep=256 << 20,
+        modrt_case="modrt-cuda-h2d",
+        modrt_command="t.copyfrom(host)",
+        refs=[Ref("cupy", "d.set(host)", case="cupy-h2d")],
+    ),
+    "cuda-d2h": InProcessRow(
+        what="256 MiB device-to-host copy, CUDA (GB/s, higher is better)",
+        unit="GB/s",
+        n=2,
+        bytes_per_rep=256 << 20,
+        modrt_case="modrt-cuda-d2h",
+        modrt_command="t.numpy()",
+        refs=[Ref("cupy", "d.get()", case="cupy-d2h")],
+    ),
+    "artifact": InProcessRow(
+        what="load a .modrt of 100 OpenCL kernels, call each once",
+        unit="ms",
+        n=1,
+        scale=1e3,
+        modrt_case="modrt-artifact",
+        modrt_command='m = modrt.load_module("kernels.modrt"); m[k](a, 64, 1, 64) for each k',
+        refs=[
+            Ref(
+                "pyopencl",
+                "prg = cl.Program(ctx, src).build(); getattr(prg, k)(queue, (64,), (64,), buf, n) for each k",
+                case="pyopencl-artifact",
+            )
+        ],
+        note="modrt side: `modrt.load_module(path)` of a file written by `Module.export(path)` (integrity "
+        "checks, manifest, then the module), then each kernel once and a device sync. The OpenCL program "
+        "is built from source on load by both sides; PoCL's kernel cache and pyopencl's binary cache are "
+        "warm after the warm-up batch, so this is the cost of a load on a machine that has run the code before.",
+    ),
+}
+
+
+def _spec_row(row: str) -> Callable[[Context], list[Line]]:
+    return lambda ctx: run_in_process_row(ctx, row, ROW_SPECS[row])
+
+
+# ---- rows measured as whole processes --------------------------------------
 
 
 def row_import(ctx: Context) -> list[Line]:
-    rounds = ctx.rounds(8)
+    rounds = ctx.rounds(5)
     py = ctx.python
-    sides = [Side("modrt", 'python -c "import modrt"', measure.process_wall([py, "-c", "import modrt"], ctx.env(ctx.on), 1e3))]
-    peers = []
+    sides = [
+        Side(
+            "modrt", 'python -c "import modrt"', measure.process_wall([py, "-c", "import modrt"], ctx.env(ctx.on), 1e3)
+        )
+    ]
     for module in ("tvm", "tvm_ffi"):
         why = ctx.available(module)
         if why is None:
-            peers.append(module)
-            sides.append(Side(module, f'python -c "import {module}"', measure.process_wall([py, "-c", f"import {module}"], ctx.env(None), 1e3)))
+            sides.append(
+                Side(
+                    module,
+                    f'python -c "import {module}"',
+                    measure.process_wall([py, "-c", f"import {module}"], ctx.env(None), 1e3),
+                )
+            )
         else:
             say(f"import: {module} unavailable: {why}")
     sides.append(Side("python", 'python -c "pass"', measure.process_wall([py, "-c", "pass"], ctx.env(None), 1e3)))
     floor = _dso_floor_code(ctx.on)
     if floor:
         sides.append(Side("floor", "ctypes + the DSOs", measure.process_wall([py, "-c", floor], ctx.env(None), 1e3)))
-    samples = _warm_and_interleave(sides, rounds)
+    runs = measure.repeat(sides, rounds, ctx.repeats)
     lines = []
-    for module, limit in (("tvm", 0.05), ("tvm_ffi", 0.25)):
-        line = Line(id="import", what=f"import, {ctx.on.flags}, wall", command='python -c "import modrt"', unit="ms",
-                    modrt=median(samples["modrt"]), peer=f'{module}: `python -c "import {module}"`',
-                    target=f"<= {limit:.2f}x {module}", limit=limit)
-        if module in samples:
-            line.peer_value = median(samples[module])
-            line.ratio = paired_ratio(samples["modrt"], samples[module])
-            line.samples = {"modrt": samples["modrt"], module: samples[module]}
-        else:
-            line.verdict = f"peer unavailable"
-        line.notes.append(
-            f"bare interpreter (`python -c \"pass\"`): {median(samples['python']):.1f} ms median; "
-            f"modrt's import above it: {paired_difference(samples['modrt'], samples['python']):.1f} ms. "
-            f"{rounds} rounds; every process is the bench venv's python."
+    what = f"import, {ctx.on.flags}, wall"
+    for ref, limit, shown in (
+        ("tvm", 0.05, 'python -c "import tvm"'),
+        ("tvm_ffi", 0.25, 'python -c "import tvm_ffi"'),
+        ("floor", None, "python -c: import ctypes; dlopen of the core, compiler and runtime DSOs (no modrt Python)"),
+    ):
+        line = Line.from_runs(
+            id="import",
+            what=what,
+            command='python -c "import modrt"',
+            unit="ms",
+            runs=runs,
+            ref=ref,
+            peer=f"{ref}: `{shown}`",
+            target=f"<= {limit:.2f}x {ref}" if limit else "report",
+            limit=limit,
         )
-        if "floor" in samples and module in samples:
-            line.notes.append(
-                f"floor (`import ctypes` and dlopen of the core, compiler and runtime DSOs, no modrt Python): "
-                f"{median(samples['floor']):.1f} ms, {paired_ratio(samples['floor'], samples[module]):.2f}x "
-                f"{module}."
-            )
+        if ref not in runs[0]:
+            line.verdict = f"{ref} unavailable"
+        pooled = [v for r in runs for v in r["python"]]
+        modrt_pooled = [v for r in runs for v in r["modrt"]]
+        line.notes.append(
+            f'bare interpreter (`python -c "pass"`): {median(pooled):.1f} ms median; '
+            f"modrt's import above it: {paired_difference(modrt_pooled, pooled):.1f} ms. "
+            f"{ctx.repeats} repeats of {rounds} rounds; every process is the bench venv's python."
+        )
         lines.append(line.judge())
     lines[0].notes.append("Where `import modrt` spends its time: " + _import_profile(ctx))
     return lines
@@ -229,8 +599,9 @@ def _import_profile(ctx: Context, runs: int = 3, top: int = 10) -> str:
     "import modrt"` (per module, the least over `runs` runs)."""
     best: dict[str, int] = {}
     for _ in range(runs):
-        done = subprocess.run([ctx.python, "-X", "importtime", "-c", "import modrt"], env=ctx.env(ctx.on),
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [ctx.python, "-X", "importtime", "-c", "import modrt"], env=ctx.env(ctx.on), capture_output=True, text=True
+        )
         for m in re.finditer(r"import time:\s+(\d+) \|\s+\d+ \|(\s*)(\S+)", done.stderr):
             name, us = m.group(3), int(m.group(1))
             best[name] = min(us, best.get(name, us))
@@ -240,7 +611,7 @@ def _import_profile(ctx: Context, runs: int = 3, top: int = 10) -> str:
     return f"{shown} (ms of self time, least of {runs} runs; all modules together: {total / 1e3:.1f} ms)."
 
 
-def _dso_floor_code(tree: Tree) -> Optional[str]:
+def _dso_floor_code(tree: Tree) -> str | None:
     """Code that loads ctypes and the tree's DSOs the way `import modrt` does,
     and nothing else: what an import costs before any of modrt's Python."""
     roots = [Path(p).parent for p in tree.paths if Path(p).name == "python" and (Path(p).parent / "core").is_dir()]
@@ -269,59 +640,42 @@ print(time.perf_counter() - t)
 
 
 def row_autoload(ctx: Context) -> list[Line]:
-    rounds = ctx.rounds(25)
+    rounds = ctx.rounds(9)
     py = ctx.python
     on = measure.process_reported([py, "-c", AUTOLOAD_TIMED], ctx.env(ctx.on), 1e3)
     off = measure.process_reported([py, "-c", AUTOLOAD_TIMED], ctx.env(ctx.off), 1e3)
     # The on tree against itself: how far from zero a difference lands by noise alone.
-    samples = _warm_and_interleave(
-        [Side("runtimes on", "autoload()", on), Side("all off", "autoload()", off), Side("runtimes on, again", "autoload()", on)],
+    runs = measure.repeat(
+        [
+            Side("runtimes on", "autoload()", on),
+            Side("all off", "autoload()", off),
+            Side("runtimes on, again", "autoload()", on),
+        ],
         rounds,
+        ctx.repeats,
     )
-    diff = paired_difference(samples["runtimes on"], samples["all off"])
-    control = paired_difference(samples["runtimes on"], samples["runtimes on, again"])
-    line = Line(id="autoload", what=f"modrt's autoloader in `import modrt`, built with {ctx.on.flags} minus built "
-                f"with all flags off", command='python -c "import modrt"', unit="ms", modrt=diff,
-                target="<= 5 ms", limit=5.0, metric="value", samples=samples)
+    line = Line.from_differences(
+        id="autoload",
+        what=f"modrt's autoloader in `import modrt`, built with {ctx.on.flags} minus built with all flags off",
+        command='python -c "import modrt"',
+        unit="ms",
+        runs=runs,
+        a="runtimes on",
+        b="all off",
+        target="<= 5 ms",
+        limit=5.0,
+    )
+    pooled = {k: [v for r in runs for v in r[k]] for k in runs[0]}
+    control = paired_difference(pooled["runtimes on"], pooled["runtimes on, again"])
     line.notes.append(
-        f"Median of {rounds} paired differences. Each sample is one fresh process that imports modrt with "
-        f"MODRT_DEVICE_BACKEND_AUTOLOAD=0 and then times `modrt.backend.autoload()` itself (every in-tree hook "
-        f"imported and registered, selected runtime DSOs loaded, entry points scanned). The autoloader in "
-        f"the runtimes-on build takes {median(samples['runtimes on']):.1f} ms in all, most of it importing "
-        f"the hooks and their codegen modules, which happens with the flags off too. Control (the "
+        f"Median of {ctx.repeats} x {rounds} paired differences. Each sample is one fresh process that imports "
+        f"modrt with MODRT_DEVICE_BACKEND_AUTOLOAD=0 and then times `modrt.backend.autoload()` itself (every "
+        f"in-tree hook imported and registered, selected runtime DSOs loaded, entry points scanned). The "
+        f"autoloader in the runtimes-on build takes {median(pooled['runtimes on']):.1f} ms in all, most of it "
+        f"importing the hooks and their codegen modules, which happens with the flags off too. Control (the "
         f"runtimes-on build against itself, same rounds): {control:+.1f} ms, the noise of this figure."
     )
     return [line.judge()]
-
-
-def row_ffi_call(ctx: Context) -> list[Line]:
-    return _compare(ctx, "ffi-call", "no-op C++ registry function called from Python", "ns", 50000, 1e9,
-                    ("modrt-nop", "tvm_ffi-nop"),
-                    ('modrt.get_global_func("testing.nop")()', 'tvm_ffi.get_global_func("testing.nop")()'),
-                    ctx.rounds(15), "<= 1.0x tvm_ffi", 1.0)
-
-
-def row_launch(ctx: Context) -> list[Line]:
-    return _compare(ctx, "launch", "tiny OpenCL kernel on PoCL, args set + enqueue (finish per batch)", "us", 2000,
-                    1e6, ("modrt-launch", "pyopencl-launch"),
-                    ('mod["add_one"](a, 64, 1, 64)', "prg.add_one(queue, (64,), (64,), buf, np.int32(64))"),
-                    ctx.rounds(10), "<= 0.7x pyopencl", 0.7)
-
-
-def row_artifact(ctx: Context) -> list[Line]:
-    lines = _compare(ctx, "artifact", "load a .modrt of 100 OpenCL kernels, call each once", "ms", 1, 1e3,
-                     ("modrt-artifact", "pyopencl-artifact"),
-                     ('m = modrt.load_module("kernels.modrt"); m[k](a, 64, 1, 64) for each k',
-                      "prg = cl.Program(ctx, src).build(); getattr(prg, k)(queue, (64,), (64,), buf, n) for each k"),
-                     ctx.rounds(5), "report", None)
-    lines[0].notes.append(
-        "modrt side: `modrt.load_module(path)` of a file written by `Module.export(path)` (integrity "
-        "checks, manifest, then the module), then each kernel once and a device sync. The OpenCL program "
-        "is built from source on load by both sides; "
-        "PoCL's kernel cache and pyopencl's binary cache are warm after the warm-up round, so this is "
-        "the cost of a load on a machine that has run the code before."
-    )
-    return lines
 
 
 def _copy_workspace(src: Path, dest: Path) -> None:
@@ -358,21 +712,36 @@ def row_build(ctx: Context) -> list[Line]:
     finally:
         bazel(["shutdown"], src if src.exists() else scratch, out, capture_output=True)
         shutil.rmtree(scratch, ignore_errors=True)
-    cold_line = Line(id="build (cold)", what="cold build, fresh output base, no disk cache",
-                     command="bazel build //... --config=cpu-runtimes --disk_cache=", unit="s", modrt=cold_s,
-                     metric="value")
+    cold_line = Line(
+        id="build (cold)",
+        what="cold build, fresh output base, no disk cache",
+        command="bazel build //... --config=cpu-runtimes --disk_cache=",
+        unit="s",
+        modrt=cold_s,
+        metric="value",
+    )
     cold_line.notes.append(f"Bazel: {_processes(cold.stderr)} (copy of the workspace, its own output base and server)")
     # Outside the backend, only actions that take its rebuilt DSO as an input
     # (packaging it, like the wheel) may re-run.
     foreign = sorted({label for label, _, packs in spawns if not label.startswith("//backends/opencl") and not packs})
-    inc_line = Line(id="build (incremental)", what="after editing backends/opencl/opencl_runtime.cc",
-                    command="bazel build //... --config=cpu-runtimes --disk_cache=", unit="s", modrt=inc_s,
-                    target="re-runs only that backend's actions", metric="value")
+    inc_line = Line(
+        id="build (incremental)",
+        what="after editing backends/opencl/opencl_runtime.cc",
+        command="bazel build //... --config=cpu-runtimes --disk_cache=",
+        unit="s",
+        modrt=inc_s,
+        target="re-runs only that backend's actions",
+        metric="value",
+    )
     inc_line.verdict = "met" if spawns and not foreign else f"missed: also re-ran {', '.join(foreign)}"
     inc_line.notes.append(
         "Actions re-run: "
-        + ("; ".join(f"{mnemonic} {label}" + (" (packages the DSO)" if packs else "") for label, mnemonic, packs in spawns)
-           or "none")
+        + (
+            "; ".join(
+                f"{mnemonic} {label}" + (" (packages the DSO)" if packs else "") for label, mnemonic, packs in spawns
+            )
+            or "none"
+        )
         + f". Bazel: {_processes(inc.stderr)}"
     )
     return [cold_line.judge(), inc_line.judge()]
@@ -404,9 +773,7 @@ def _executed_spawns(log: Path, dso: str = "libmodrt_runtime_opencl.so") -> list
 ROW_FUNCTIONS: dict[str, Callable[[Context], list[Line]]] = {
     "import": row_import,
     "autoload": row_autoload,
-    "ffi-call": row_ffi_call,
-    "launch": row_launch,
-    "artifact": row_artifact,
+    **{row: _spec_row(row) for row in ROW_SPECS},
     "build": row_build,
 }
 
@@ -416,8 +783,14 @@ ROW_FUNCTIONS: dict[str, Callable[[Context], list[Line]]] = {
 
 def _meta(ctx: Context, load_before: str, elapsed: float) -> dict[str, str]:
     def version(module: str) -> str:
-        done = subprocess.run([ctx.python, "-c", f"import importlib.metadata as m; print(m.version('{module}'))"],
-                              env=ctx.env(None), capture_output=True, text=True)
+        env = ctx.env(None)
+        env["PYTHONPATH"] = "/opt/modrt/pip"  # wgpu-py, where the toolchain root installs it
+        done = subprocess.run(
+            [ctx.python, "-c", f"import importlib.metadata as m; print(m.version('{module}'))"],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         return done.stdout.strip() or "not installed"
 
     cpu = "unknown"
@@ -430,9 +803,17 @@ def _meta(ctx: Context, load_before: str, elapsed: float) -> dict[str, str]:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}",
         "load average (1 min) before / after the run": f"{load_before} / {_load()}",
-        "python": subprocess.run([ctx.python, "-c", "import sys; print(sys.version.split()[0])"],
-                                 capture_output=True, text=True).stdout.strip(),
-        "peers": ", ".join(f"{m} {version(m)}" for m in ("apache-tvm", "apache-tvm-ffi", "pyopencl")),
+        "python": subprocess.run(
+            [ctx.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True
+        ).stdout.strip(),
+        "peers": ", ".join(f"{m} {version(m)}" for m in ("apache-tvm", "apache-tvm-ffi", "pyopencl", "wgpu", "cupy")),
+        "floors": "built here with $CC: "
+        + ", ".join(
+            f"{name} ({'built' if name not in ctx.floors.missing else 'missing: ' + ctx.floors.missing[name]})"
+            for name in ["nop_ext", *C_FLOORS]
+        ),
+        "method": f"{ctx.repeats} repeats per row, each of interleaved rounds (order rotating) in fresh processes; "
+        f"a row whose repeats disagree by more than {UNSTABLE:.0%} is unstable",
         "modrt trees": f"runtimes on: {ctx.on.flags}; off: {ctx.off.flags}",
         "whole run (after Bazel built the bench itself)": f"{elapsed:.0f} s",
     }
@@ -452,26 +833,51 @@ def run_rows(ctx: Context, rows: Sequence[str]) -> list[Line]:
         try:
             added = ROW_FUNCTIONS[row](ctx)
         except Unavailable as e:
-            added = [Line(id=row, what=row, command="", unit="", modrt=None, verdict=f"not run: {e}")]
+            what = ROW_SPECS[row].what if row in ROW_SPECS else row
+            added = [Line(id=row, what=what, command="", unit="", modrt=None, verdict=f"not run here: {e}")]
+            say(f"  {row}: not run here: {e}")
         for ln in added:
-            ratio = f", modrt/peer {ln.ratio:.2f}x" if ln.ratio is not None else ""
+            ratio = f", modrt/{ln.ref} {ln.ratio:.2f}x" if ln.ratio is not None else ""
             shown = f"{ln.modrt:.2f} {ln.unit}" if ln.modrt is not None else "—"
             say(f"  {ln.id}: {shown}{ratio} -> {ln.verdict}")
         lines += added
     return lines
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("rows", nargs="+", choices=ROWS + ["all"], help="rows to run, or all")
-    parser.add_argument("--reps", type=int, help="rounds per row (default: each row's own)")
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("rows", nargs="*", choices=ROWS + list(GROUPS) + ["all"], help="rows to run, or all")
+    parser.add_argument(
+        "--reps",
+        type=int,
+        help="rounds per repeat, one fresh process per side each (default: each row's own, at least 5)",
+    )
+    parser.add_argument("--repeats", type=int, default=REPEATS, help=f"repeats per row (default {REPEATS})")
     parser.add_argument("--python", help="interpreter for every side (default: the bench venv's)")
-    parser.add_argument("--modrt-path", action="append", default=[], help="import roots of an existing modrt tree "
-                        "(used for both the on and off trees; default: nested Bazel builds)")
+    parser.add_argument(
+        "--modrt-path",
+        action="append",
+        default=[],
+        help="import roots of an existing modrt tree "
+        "(used for both the on and off trees; default: nested Bazel builds)",
+    )
     parser.add_argument("--no-install", action="store_true", help="do not create or update the venv")
     parser.add_argument("--out", type=Path, help="where BENCHMARKS.md and the chart go (default: docs/ for `all`)")
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="measure nothing: rewrite OUT/BENCHMARKS.md from "
+        "OUT/benchmarks.json and analysis.md (after editing the notes)",
+    )
     args = parser.parse_args(argv)
-    rows = ROWS if "all" in args.rows else list(dict.fromkeys(args.rows))
+    if not args.rows and not args.render:
+        parser.error("name the rows to run, or all")
+    if args.render:
+        workspace = Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY", "."))
+        return render(args.out or workspace / "docs")
+    rows = ROWS if "all" in args.rows else list(dict.fromkeys(r for a in args.rows for r in GROUPS.get(a, [a])))
     workspace = Path(os.environ["BUILD_WORKSPACE_DIRECTORY"]) if "BUILD_WORKSPACE_DIRECTORY" in os.environ else None
     out = args.out or (workspace / "docs" if workspace and "all" in args.rows else None)
     started, load_before = time.perf_counter(), _load()
@@ -487,7 +893,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             say("building modrt with every runtime flag that builds, and with all flags off")
             on = build_tree(workspace, ["all-runtimes", "cpu-runtimes"], trees / "on")
             off = build_tree(workspace, [""], trees / "off")
-        ctx = Context(python=python, on=on, off=off, reps=args.reps, workspace=workspace)
+        floors = build_floors(python, trees / "floors")
+        ctx = Context(
+            python=python, on=on, off=off, reps=args.reps, workspace=workspace, floors=floors, repeats=args.repeats
+        )
         lines = run_rows(ctx, rows)
     finally:
         shutil.rmtree(trees, ignore_errors=True)
@@ -497,12 +906,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     meta = _meta(ctx, load_before, time.perf_counter() - started)
     results = out / "benchmarks.json"
-    import report
-
     report.dump(results, lines, meta)
     chart = None
-    done = subprocess.run([python, str(HERE / "chart.py"), str(results), str(out / "benchmarks.png")],
-                          env=ctx.env(None), capture_output=True, text=True)
+    done = subprocess.run(
+        [python, str(HERE / "chart.py"), str(results), str(out / "benchmarks.png")],
+        env=ctx.env(None),
+        capture_output=True,
+        text=True,
+    )
     if done.returncode == 0:
         chart = "benchmarks.png"
     else:
@@ -510,6 +921,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     analysis = (HERE / "analysis.md").read_text() if (HERE / "analysis.md").exists() else ""
     doc = report.write(out, lines, meta, analysis, chart)
     say(f"wrote {doc}" + (f" and {out / chart}" if chart else ""))
+    return 0
+
+
+def render(out: Path) -> int:
+    """BENCHMARKS.md again from the run recorded in benchmarks.json."""
+    import dataclasses
+
+    data = json.loads((out / "benchmarks.json").read_text())
+    names = {f.name for f in dataclasses.fields(Line)}
+    lines = [Line(**{k: v for k, v in ln.items() if k in names}) for ln in data["lines"]]
+    analysis = (HERE / "analysis.md").read_text() if (HERE / "analysis.md").exists() else ""
+    chart = "benchmarks.png" if (out / "benchmarks.png").exists() else None
+    say(f"wrote {report.write(out, lines, data['meta'], analysis, chart)}")
     return 0
 
 

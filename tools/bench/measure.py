@@ -1,5 +1,12 @@
-"""Interleaved measurement: sides take turns, so drift and load from other
-processes fall on all of them alike, and ratios come from adjacent samples."""
+"""Interleaved measurement in fresh processes.
+
+Every sample is one fresh process (a worker.py case, a C floor, or a whole
+`python -c ...`), so effects fixed for the life of a process (address layout,
+the core it lands on, cache placement) vary between samples instead of biasing
+a row. Sides take turns within a round, the order rotating each round, so
+drift and load from other processes fall on all of them alike, and ratios come
+from the samples of one round (pairs). A row is measured in several repeats;
+repeats that disagree mark it unstable."""
 
 from __future__ import annotations
 
@@ -7,9 +14,9 @@ import os
 import statistics
 import subprocess
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Optional, Sequence
 
 WORKER = Path(__file__).with_name("worker.py")
 
@@ -51,10 +58,100 @@ def paired_difference(a: Sequence[float], b: Sequence[float]) -> float:
     return statistics.median(x - y for x, y in zip(a, b))
 
 
+def ratios(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    """The per-round (per-pair) ratios a_i / b_i."""
+    return [x / y for x, y in zip(a, b)]
+
+
+@dataclass
+class Spread:
+    """Median, quartiles and extremes of some figures."""
+
+    median: float
+    q1: float
+    q3: float
+    min: float
+    max: float
+    n: int
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread:
+        v = sorted(values)
+        if len(v) >= 2:
+            q1, _, q3 = statistics.quantiles(v, n=4, method="inclusive")
+        else:
+            q1 = q3 = v[0]
+        return cls(statistics.median(v), q1, q3, v[0], v[-1], len(v))
+
+
+def disagreement(values: Sequence[float]) -> float:
+    """How far apart repeats are: max / min - 1 (0.2 = 20%). Figures of
+    either sign (differences) compare by their absolute spread instead."""
+    lo, hi = min(values), max(values)
+    if lo > 0:
+        return hi / lo - 1.0
+    return float("inf") if hi != lo else 0.0
+
+
+def repeat(sides: Sequence[Side], rounds: int, repeats: int) -> list[dict[str, list[float]]]:
+    """`repeats` independent interleaved runs of `rounds` rounds each, after
+    one discarded warm-up round (it fills the page cache, PoCL's kernel cache
+    and the like)."""
+    interleave(sides, 1)
+    return [interleave(sides, rounds) for _ in range(repeats)]
+
+
+# Measured batches per process; a process's figure is its fastest batch.
+BATCHES = 5
+
+
+def fresh_worker(
+    python: str, case: str, env: Mapping[str, str], n: int, scale: float, batches: int = BATCHES
+) -> Callable[[], float]:
+    """A sampler: one fresh worker process for `case`; a discarded warm-up batch
+    of `n` repetitions, then `batches` batches; the seconds per repetition of
+    the fastest batch (the one other processes on the machine disturbed least),
+    times `scale`. Raises Unavailable when the case cannot run here."""
+
+    def sample() -> float:
+        worker = Worker(python, case, env)
+        try:
+            worker.seconds(n)
+            return min(worker.seconds(n) / n * scale for _ in range(batches))
+        finally:
+            worker.close()
+
+    return sample
+
+
+def probe(python: str, case: str, env: Mapping[str, str]) -> str | None:
+    """None when `case` starts here, else why it cannot (Unavailable's reason)."""
+    try:
+        Worker(python, case, env).close()
+    except Unavailable as e:
+        return str(e)
+    return None
+
+
+def c_floor(argv: Sequence[str], n: int, scale: float, batches: int = BATCHES) -> Callable[[], float]:
+    """A sampler: one run of a C floor (floors/*.c: `floor N BATCHES [args]`,
+    its last line the seconds per repetition of its fastest batch), times `scale`."""
+
+    def sample() -> float:
+        done = subprocess.run([argv[0], str(n), str(batches), *argv[1:]], capture_output=True, text=True)
+        if done.stdout.startswith("unavailable:"):
+            raise Unavailable(done.stdout.partition(": ")[2].strip())
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stderr}")
+        return float(done.stdout.split()[-1]) * scale
+
+    return sample
+
+
 class Worker:
     """A worker.py process holding one side of an in-process comparison."""
 
-    def __init__(self, python: str, case: str, env: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(self, python: str, case: str, env: Mapping[str, str] | None = None) -> None:
         self.case = case
         self.proc = subprocess.Popen(
             [python, str(WORKER), case],
@@ -131,7 +228,7 @@ def process_reported(argv: Sequence[str], env: Mapping[str, str], scale: float =
     return sample
 
 
-def python_env(paths: Sequence[str] = (), extra: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+def python_env(paths: Sequence[str] = (), extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a measured interpreter: ours without Bazel's
     runfiles variables, with PYTHONPATH set to `paths` only."""
     env = {

@@ -1,10 +1,12 @@
 """One side of an in-process comparison, run in its own interpreter.
 
 `python worker.py CASE` sets the case up, prints `ready` (or `unavailable:
-REASON` when a package it needs is missing), then answers each line `N` on
-stdin with the seconds that N repetitions took. The driver (measure.Worker)
-alternates batches between the sides, so both stay warm and share whatever
-load the machine has at that moment.
+REASON` when a package or device it needs is missing), then answers each line
+`N` on stdin with the seconds that N repetitions took. The driver
+(measure.fresh_worker) starts a fresh worker for every sample, runs a warm-up
+batch and a few measured batches in it, and stops it: effects fixed for the
+life of a process (address layout, the core it runs on) vary between samples
+instead of biasing a whole row.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import sys
 import tempfile
 import time
-from typing import Callable
+from collections.abc import Callable
 
 Run = Callable[[int], float]
 
@@ -26,6 +28,31 @@ __kernel void add_one(__global float* a, int n) {
 }
 """
 ARTIFACT_KERNELS = 100
+# The Vulkan dispatch kernel, the same as LAUNCH_SOURCE: binding 0, n as a push
+# constant, the workgroup size from specialization constant 0. The C floor
+# (floors/vulkan_dispatch.c) runs this shader's SPIR-V too.
+VULKAN_SOURCE = """#version 450
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 0) buffer A { float a[]; };
+layout(push_constant) uniform Args { int n; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < n) a[i] += 1.0;
+}
+"""
+# The same kernel in WGSL, for wgpu-py (and modrt's webgpu backend): WebGPU has
+# no push constants, so n is the buffer's length.
+WGSL_SOURCE = """
+@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+@compute @workgroup_size(64)
+fn add_one(@builtin(global_invocation_id) id: vec3<u32>) {
+  if (id.x < arrayLength(&a)) { a[id.x] = a[id.x] + 1.0; }
+}
+"""
+# Bytes per copy in the bandwidth rows.
+BANDWIDTH_BYTES = {"opencl": 64 << 20, "vulkan": 64 << 20, "cuda": 256 << 20}
+# Where the toolchain root installs wgpu-py (pip --target).
+WGPU_ROOT = "/opt/modrt/pip"
 
 
 def artifact_source(count: int = ARTIFACT_KERNELS) -> str:
@@ -51,7 +78,9 @@ def timed(body: Callable[[], None]) -> Run:
 
 def modrt_nop() -> Run:
     import modrt
+    import modrt_test_hooks  # testing.nop lives in libmodrt_testing.so (//core:testing)
 
+    modrt_test_hooks.load()
     return timed(modrt.get_global_func("testing.nop"))
 
 
@@ -175,13 +204,321 @@ def pyopencl_artifact() -> Run:
     return run
 
 
+def floor_nop() -> Run:
+    """The ffi-call floor: a bare METH_FASTCALL no-op (floors/nop_ext.c), built
+    by the bench into $MODRT_BENCH_FLOORS."""
+    floors = os.environ.get("MODRT_BENCH_FLOORS")
+    if not floors:
+        raise ImportError("MODRT_BENCH_FLOORS is not set (the bench builds nop_ext there)")
+    sys.path.insert(0, floors)
+    import nop_ext  # type: ignore[import-not-found]
+
+    return timed(nop_ext.nop)
+
+
+# ---- Vulkan and WebGPU -------------------------------------------------------
+
+
+def _modrt_device(kind: str):  # type: ignore[no-untyped-def]
+    import modrt
+
+    dev = modrt.device(kind)
+    if not dev.exist:
+        raise ImportError(f"no {kind} device in modrt: {dev.unavailable_reason}")
+    return modrt, dev
+
+
+def modrt_vulkan_dispatch() -> Run:
+    """One synchronous dispatch: launch, then wait for it (Device.sync)."""
+    import numpy as np
+
+    modrt, dev = _modrt_device("vulkan")
+    mod = modrt.compile({"add_one": VULKAN_SOURCE}, "vulkan", ["add_one(float32*, int32; blockIdx.x, threadIdx.x)"])
+    a = modrt.tensor(np.zeros(N_ELEMENTS, dtype="float32"), dev)
+    kernel = mod["add_one"]
+    kernel(a, N_ELEMENTS, 1, N_ELEMENTS)
+    _check_ran(a.numpy(), 1)
+    sync = dev.sync
+
+    def run(n: int) -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            kernel(a, N_ELEMENTS, 1, N_ELEMENTS)
+            sync()
+        return time.perf_counter() - start
+
+    return run
+
+
+def modrt_webgpu_dispatch() -> Run:
+    """The WGSL kernel of wgpu_dispatch through modrt's webgpu runtime, launched
+    and waited for (unavailable until that runtime is built and finds an adapter)."""
+    import numpy as np
+
+    modrt, dev = _modrt_device("webgpu")
+    mod = modrt.compile({"add_one": WGSL_SOURCE}, "webgpu", ["add_one(float32*; blockIdx.x, threadIdx.x)"])
+    if mod.is_fallback:
+        raise ImportError("modrt's webgpu module is a fallback here (the runtime is not built)")
+    a = modrt.tensor(np.zeros(N_ELEMENTS, dtype="float32"), dev)
+    kernel = mod["add_one"]
+    kernel(a, 1, N_ELEMENTS)
+    _check_ran(a.numpy(), 1)
+    sync = dev.sync
+
+    def run(n: int) -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            kernel(a, 1, N_ELEMENTS)
+            sync()
+        return time.perf_counter() - start
+
+    return run
+
+
+def _wgpu():  # type: ignore[no-untyped-def]
+    if WGPU_ROOT not in sys.path and os.path.isdir(WGPU_ROOT):
+        sys.path.append(WGPU_ROOT)
+    import wgpu  # type: ignore[import-not-found]
+
+    adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    if adapter is None:
+        raise ImportError("wgpu-py finds no adapter")
+    return wgpu, adapter.request_device_sync()
+
+
+def _wgpu_wait(device) -> Callable[[], None]:  # type: ignore[no-untyped-def]
+    """Waits for the work submitted to the device's queue. wgpu-py 0.32's
+    `queue.on_submitted_work_done_sync()` fails against the wgpu-native it
+    ships (its callback has an older signature), so this is what that call
+    does underneath: wgpuDevicePoll with wait=True."""
+    try:
+        device.queue.on_submitted_work_done_sync()
+        return device.queue.on_submitted_work_done_sync
+    except TypeError:
+        return device._poll_wait
+
+
+def wgpu_dispatch() -> Run:
+    """One synchronous dispatch the WebGPU way: encode a compute pass, submit,
+    wait for the queue (WebGPU command buffers cannot be re-submitted)."""
+    import numpy as np
+
+    wgpu, device = _wgpu()
+    buf = device.create_buffer_with_data(
+        data=np.zeros(N_ELEMENTS, "float32"),
+        usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST,
+    )
+    shader = device.create_shader_module(code=WGSL_SOURCE)
+    pipeline = device.create_compute_pipeline(layout="auto", compute={"module": shader, "entry_point": "add_one"})
+    group = device.create_bind_group(
+        layout=pipeline.get_bind_group_layout(0), entries=[{"binding": 0, "resource": {"buffer": buf}}]
+    )
+    queue = device.queue
+    wait = _wgpu_wait(device)
+
+    def dispatch() -> None:
+        encoder = device.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(pipeline)
+        compute.set_bind_group(0, group)
+        compute.dispatch_workgroups(1)
+        compute.end()
+        queue.submit([encoder.finish()])
+        wait()
+
+    dispatch()
+    _check_ran(np.frombuffer(queue.read_buffer(buf), "float32"), 1)
+    return timed(dispatch)
+
+
+# ---- bandwidth: one copy of BANDWIDTH_BYTES each way -------------------------
+
+
+def _modrt_copies(kind: str, direction: str) -> Run:
+    import numpy as np
+
+    modrt, dev = _modrt_device(kind)
+    count = BANDWIDTH_BYTES[kind] // 4
+    host = np.arange(count, dtype="float32")
+    t = modrt.empty((count,), "float32", dev)
+    t.copyfrom(host)
+    if not np.array_equal(t.numpy()[-4:], host[-4:]):
+        raise RuntimeError("the copy did not arrive")
+    if direction == "h2d":
+        return timed(lambda: t.copyfrom(host))
+    return timed(t.numpy)
+
+
+def modrt_opencl_h2d() -> Run:
+    return _modrt_copies("opencl", "h2d")
+
+
+def modrt_opencl_d2h() -> Run:
+    return _modrt_copies("opencl", "d2h")
+
+
+def modrt_vulkan_h2d() -> Run:
+    return _modrt_copies("vulkan", "h2d")
+
+
+def modrt_vulkan_d2h() -> Run:
+    return _modrt_copies("vulkan", "d2h")
+
+
+def _pyopencl_copies(direction: str) -> Run:
+    import numpy as np
+
+    cl, ctx, queue = _pyopencl_pocl()
+    count = BANDWIDTH_BYTES["opencl"] // 4
+    host = np.arange(count, dtype="float32")
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, host.nbytes)
+    cl.enqueue_copy(queue, buf, host)
+    if direction == "h2d":
+        return timed(lambda: cl.enqueue_copy(queue, buf, host, is_blocking=True))
+
+    def d2h() -> None:
+        out = np.empty(count, "float32")  # a fresh array, as modrt's Tensor.numpy() gives
+        cl.enqueue_copy(queue, out, buf, is_blocking=True)
+
+    return timed(d2h)
+
+
+def pyopencl_h2d() -> Run:
+    return _pyopencl_copies("h2d")
+
+
+def pyopencl_d2h() -> Run:
+    return _pyopencl_copies("d2h")
+
+
+def _wgpu_copies(direction: str) -> Run:
+    import numpy as np
+
+    wgpu, device = _wgpu()
+    count = BANDWIDTH_BYTES["vulkan"] // 4
+    host = np.arange(count, dtype="float32")
+    buf = device.create_buffer(
+        size=host.nbytes, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+    )
+    queue = device.queue
+    wait = _wgpu_wait(device)
+    queue.write_buffer(buf, 0, host)
+    if direction == "h2d":
+
+        def h2d() -> None:
+            queue.write_buffer(buf, 0, host)
+            wait()
+
+        return timed(h2d)
+    return timed(lambda: queue.read_buffer(buf))
+
+
+def wgpu_h2d() -> Run:
+    return _wgpu_copies("h2d")
+
+
+def wgpu_d2h() -> Run:
+    return _wgpu_copies("d2h")
+
+
+# ---- CUDA (skipped where there is no NVIDIA device) --------------------------
+
+CUDA_EMPTY = 'extern "C" __global__ void empty() {}'
+
+
+def modrt_cuda_launch() -> Run:
+    modrt, dev = _modrt_device("cuda")
+    mod = modrt.compile(CUDA_EMPTY, "cuda", ["empty(; blockIdx.x, threadIdx.x)"])
+    kernel = mod["empty"]
+    kernel(1, 1)
+    dev.sync()
+
+    def run(n: int) -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            kernel(1, 1)
+        dev.sync()
+        return time.perf_counter() - start
+
+    return run
+
+
+def cupy_launch() -> Run:
+    import cupy  # type: ignore[import-not-found]
+
+    kernel = cupy.RawKernel(CUDA_EMPTY, "empty")
+    kernel((1,), (1,), ())
+    cupy.cuda.Device().synchronize()
+
+    def run(n: int) -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            kernel((1,), (1,), ())
+        cupy.cuda.Device().synchronize()
+        return time.perf_counter() - start
+
+    return run
+
+
+def modrt_cuda_h2d() -> Run:
+    return _modrt_copies("cuda", "h2d")
+
+
+def modrt_cuda_d2h() -> Run:
+    return _modrt_copies("cuda", "d2h")
+
+
+def _cupy_copies(direction: str) -> Run:
+    import cupy  # type: ignore[import-not-found]
+    import numpy as np
+
+    count = BANDWIDTH_BYTES["cuda"] // 4
+    host = np.arange(count, dtype="float32")
+    dev = cupy.asarray(host)
+    if direction == "h2d":
+        return timed(lambda: dev.set(host))  # synchronous on the default stream
+    return timed(dev.get)
+
+
+def cupy_h2d() -> Run:
+    return _cupy_copies("h2d")
+
+
+def cupy_d2h() -> Run:
+    return _cupy_copies("d2h")
+
+
+def testing_pid() -> Run:
+    """For bench_test: answers with this process's id instead of a time."""
+    return lambda n: float(os.getpid())
+
+
 CASES: dict[str, Callable[[], Run]] = {
+    "testing-pid": testing_pid,
     "modrt-nop": modrt_nop,
     "tvm_ffi-nop": tvm_ffi_nop,
+    "floor-nop": floor_nop,
     "modrt-launch": modrt_launch,
     "pyopencl-launch": pyopencl_launch,
     "modrt-artifact": modrt_artifact,
     "pyopencl-artifact": pyopencl_artifact,
+    "modrt-vulkan-dispatch": modrt_vulkan_dispatch,
+    "wgpu-dispatch": wgpu_dispatch,
+    "modrt-webgpu-dispatch": modrt_webgpu_dispatch,
+    "modrt-opencl-h2d": modrt_opencl_h2d,
+    "modrt-opencl-d2h": modrt_opencl_d2h,
+    "pyopencl-h2d": pyopencl_h2d,
+    "pyopencl-d2h": pyopencl_d2h,
+    "modrt-vulkan-h2d": modrt_vulkan_h2d,
+    "modrt-vulkan-d2h": modrt_vulkan_d2h,
+    "wgpu-h2d": wgpu_h2d,
+    "wgpu-d2h": wgpu_d2h,
+    "modrt-cuda-launch": modrt_cuda_launch,
+    "cupy-launch": cupy_launch,
+    "modrt-cuda-h2d": modrt_cuda_h2d,
+    "modrt-cuda-d2h": modrt_cuda_d2h,
+    "cupy-h2d": cupy_h2d,
+    "cupy-d2h": cupy_d2h,
 }
 
 

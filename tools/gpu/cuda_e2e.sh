@@ -8,6 +8,9 @@
 #   tools/gpu/cuda_e2e.sh --stage-only --compress
 #                                         ... with NVRTC as .xz (fits a 64 MiB copy)
 #   tools/gpu/cuda_e2e.sh --run-only      run from an existing stage
+#   tools/gpu/cuda_e2e.sh --run-only --dlpack
+#                                         run the DLPack round trips with PyTorch
+#                                         and CuPy CUDA tensors instead (docs/GPU.md)
 #   tools/gpu/cuda_e2e.sh --rehearse      run the staged driver-test-double tests
 #                                         instead: checks the stage on a machine
 #                                         without a GPU (e.g. an older distribution)
@@ -25,14 +28,16 @@ workspace="$(cd "${here}/../.." && pwd -P)"
 stage="${here}/stage"
 mode=all
 compress=()
+gpu_test=backends/cuda/gpu_test.py
 for arg in "$@"; do
   case "${arg}" in
     --stage-only) mode=stage ;;
     --run-only) mode=run ;;
     --rehearse) mode=rehearse ;;
     --compress) compress=(--compress) ;;
+    --dlpack) gpu_test=tools/gpu/dlpack_gpu_test.py ;;
     -h | --help)
-      sed -n '2,21p' "$0"
+      sed -n '2,23p' "$0"
       exit 0
       ;;
     *)
@@ -110,13 +115,13 @@ EOF
 
 case "${mode}" in
   stage) do_stage ;;
-  run) do_run backends/cuda/gpu_test.py ;;
+  run) do_run "${gpu_test}" ;;
   rehearse)
     export MODRT_CUDA_DRIVER_LIBRARY="${stage}/_main/backends/cuda/libcuda_test_double.so"
     do_run backends/cuda/driver_test_double_test.py
     ;;
   all)
     [[ -f "${stage}/MANIFEST" ]] || do_stage
-    do_run backends/cuda/gpu_test.py
+    do_run "${gpu_test}"
     ;;
 esac

@@ -1,5 +1,10 @@
-/* Linked into every modrt DSO under --config=portable, so that DSOs built
- * against the forky root's glibc (2.43) load on glibc 2.28 and later.
+/* Linked into every modrt DSO when portable (--config=portable, and always in
+ * the wheels), so that DSOs built against the forky root's glibc (2.43) load
+ * on glibc 2.28 and later (manylinux_2_28).
+ *
+ * To cover a new symbol (from new code, or a static library linked into a
+ * DSO): `auditwheel show` or //tools/gpu:portable_test names it; add a hidden
+ * definition here in terms of what glibc 2.28 exports.
  *
  * Each definition here is hidden: it binds the DSO's own references (its code,
  * and the libstdc++/libgcc it links statically) at link time, instead of
@@ -16,9 +21,9 @@
 
 /* The GLIBC_2.2.5 versions: in libdl.so.2 / libpthread.so.0 before 2.34, in
  * libc.so.6 (as compatibility symbols) since. */
-#define FORWARD_TO_GLIBC_2_2_5(ret, name, params, args)                   \
-  ret modrt_compat_##name params;                                         \
-  __asm__(".symver modrt_compat_" #name "," #name "@GLIBC_2.2.5");        \
+#define FORWARD_TO_GLIBC_2_2_5(ret, name, params, args)            \
+  ret modrt_compat_##name params;                                  \
+  __asm__(".symver modrt_compat_" #name "," #name "@GLIBC_2.2.5"); \
   HIDDEN ret name params { return modrt_compat_##name args; }
 
 FORWARD_TO_GLIBC_2_2_5(void*, dlopen, (const char* file, int mode), (file, mode))
@@ -30,16 +35,42 @@ FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_rdlock, (void* lock), (lock))
 FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_wrlock, (void* lock), (lock))
 FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_unlock, (void* lock), (lock))
 
-/* stat became a real symbol in 2.33; before, it was __xstat with a version
- * argument (1 on x86_64). */
+/* The stat family became real symbols in 2.33; before, each was an __xstat
+ * function with a version argument (1 on x86_64, where stat64 is stat). */
 struct stat;
 int __xstat(int version, const char* path, struct stat* buf);
+int __fxstat(int version, int fd, struct stat* buf);
+int __lxstat(int version, const char* path, struct stat* buf);
+int __fxstatat(int version, int dirfd, const char* path, struct stat* buf, int flags);
 HIDDEN int stat(const char* path, struct stat* buf) { return __xstat(1, path, buf); }
+HIDDEN int fstat(int fd, struct stat* buf) { return __fxstat(1, fd, buf); }
+HIDDEN int lstat(const char* path, struct stat* buf) { return __lxstat(1, path, buf); }
+HIDDEN int fstatat(int dirfd, const char* path, struct stat* buf, int flags) {
+  return __fxstatat(1, dirfd, path, buf, flags);
+}
+HIDDEN int stat64(const char* path, struct stat* buf) { return __xstat(1, path, buf); }
+HIDDEN int fstat64(int fd, struct stat* buf) { return __fxstat(1, fd, buf); }
+HIDDEN int lstat64(const char* path, struct stat* buf) { return __lxstat(1, path, buf); }
+HIDDEN int fstatat64(int dirfd, const char* path, struct stat* buf, int flags) {
+  return __fxstatat(1, dirfd, path, buf, flags);
+}
 
 /* The C23 variants (2.38) differ only in also accepting 0b / %b binary. */
+long strtol(const char* text, char** end, int base);
 unsigned long strtoul(const char* text, char** end, int base);
+long long strtoll(const char* text, char** end, int base);
+unsigned long long strtoull(const char* text, char** end, int base);
+HIDDEN long __isoc23_strtol(const char* text, char** end, int base) {
+  return strtol(text, end, base);
+}
 HIDDEN unsigned long __isoc23_strtoul(const char* text, char** end, int base) {
   return strtoul(text, end, base);
+}
+HIDDEN long long __isoc23_strtoll(const char* text, char** end, int base) {
+  return strtoll(text, end, base);
+}
+HIDDEN unsigned long long __isoc23_strtoull(const char* text, char** end, int base) {
+  return strtoull(text, end, base);
 }
 int vsscanf(const char* text, const char* format, va_list args);
 HIDDEN int __isoc23_sscanf(const char* text, const char* format, ...) {

@@ -6,13 +6,18 @@ import sys
 from pathlib import Path
 
 import pytest
-
-import modrt._ffi
 from portability import MAX_GLIBC, glibc_problems
 
+import modrt._ffi
+
 ROOT = Path(modrt._ffi.package_root())
-DSOS = ["core/libmodrt_runtime.so", "core/libmodrt_compiler.so", "backends/cuda/libmodrt_runtime_cuda.so",
-        "backends/rocm/libmodrt_runtime_rocm.so", "backends/opencl/libmodrt_runtime_opencl.so"]
+DSOS = [
+    "core/libmodrt_runtime.so",
+    "core/libmodrt_compiler.so",
+    "backends/cuda/libmodrt_runtime_cuda.so",
+    "backends/rocm/libmodrt_runtime_rocm.so",
+    "backends/opencl/libmodrt_runtime_opencl.so",
+]
 
 
 @pytest.mark.parametrize("dso", DSOS)

@@ -24,10 +24,11 @@ import shutil
 import sys
 from pathlib import Path
 
+from portability import MAX_GLIBC, glibc_problems
+
 import modrt
 import modrt._ffi
 from modrt.backend.cuda import nvrtc
-from portability import MAX_GLIBC, glibc_problems
 
 # pytest and what it imports, all pure Python.
 PYTEST_MODULES = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py")
@@ -81,8 +82,10 @@ def main() -> None:
 
     status = modrt.backend.runtime_status("cuda")
     if not status.loaded:
-        raise SystemExit(f"stage: the CUDA runtime is not in this build ({status.reason}); "
-                         "build with --//backends:cuda=on --config=portable")
+        raise SystemExit(
+            f"stage: the CUDA runtime is not in this build ({status.reason}); "
+            "build with --//backends:cuda=on --config=portable"
+        )
     dest = args.dest.resolve()
     if dest.exists():
         shutil.rmtree(dest)
@@ -92,7 +95,7 @@ def main() -> None:
     if problems:
         shutil.rmtree(dest)
         lines = [f"  {k}: {'; '.join(v)}" for k, v in problems.items()]
-        raise SystemExit("stage: these DSOs would not load on glibc %d.%d:\n%s" % (*MAX_GLIBC, "\n".join(lines)))
+        raise SystemExit("stage: these DSOs would not load on glibc {}.{}:\n{}".format(*MAX_GLIBC, "\n".join(lines)))
     site = dest / "site"
     site.mkdir()
     manifest = [

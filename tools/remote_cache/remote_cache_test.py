@@ -20,8 +20,14 @@ def test_second_clean_build_is_served_by_the_remote_cache():
     # The demo's output base goes to Bazel's per-test tmpdir, which Bazel clears.
     scratch = os.environ.get("TEST_TMPDIR", "/tmp")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": scratch, "LANG": "C.UTF-8", "TMPDIR": scratch}
-    proc = subprocess.run([str(DEMO), str(checkout), "//core:libmodrt_runtime.so"], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1500)
+    proc = subprocess.run(
+        [str(DEMO), str(checkout), "//core:libmodrt_runtime.so"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=1500,
+    )
     log = "\n".join("    | " + line for line in proc.stdout.splitlines()[-60:])
     assert proc.returncode == 0, log
     summaries = SUMMARY.findall(proc.stdout)

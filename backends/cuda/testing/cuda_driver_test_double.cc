@@ -29,7 +29,7 @@ constexpr int kDefaultSharedLimit = 48 * 1024;
 
 struct Kernel {
   std::string name;
-  bool sizes_known = false;      // PTX declares them; a cubin is not parsed
+  bool sizes_known = false;  // PTX declares them; a cubin is not parsed
   std::vector<size_t> param_sizes;
   int max_dynamic_shared = kDefaultSharedLimit;
 };
@@ -84,7 +84,8 @@ bool PtxParamSizes(const std::string& ptx, const std::string& name, std::vector<
     size_t bits = std::strtoul(t.c_str() + 2, nullptr, 10);
     size_t count = 1;
     size_t bracket = declared.find('[');
-    if (bracket != std::string::npos) count = std::strtoul(declared.c_str() + bracket + 1, nullptr, 10);
+    if (bracket != std::string::npos)
+      count = std::strtoul(declared.c_str() + bracket + 1, nullptr, 10);
     sizes->push_back(bits / 8 * count);
   }
   return true;
@@ -136,13 +137,12 @@ EXPORT int cuDeviceGetName(char* name, int len, int device) {
 EXPORT int cuDeviceGetAttribute(int* value, int attribute, int device) {
   if (device != 0) return kInvalidDevice;
   static const std::map<int, int> attributes = {
-      {1, 1024},      // max threads per block
-      {8, 49152},     // max shared memory per block
-      {10, 32},       // warp size
-      {16, 40},       // multiprocessor count
-      {75, 7},        // compute capability 7.5
-      {76, 5},
-      {97, 65536},    // max shared memory per block, opt-in
+      {1, 1024},                // max threads per block
+      {8, 49152},               // max shared memory per block
+      {10, 32},                 // warp size
+      {16, 40},                 // multiprocessor count
+      {75, 7},                  // compute capability 7.5
+      {76, 5},    {97, 65536},  // max shared memory per block, opt-in
   };
   auto it = attributes.find(attribute);
   if (it == attributes.end()) return kInvalidValue;
@@ -188,11 +188,14 @@ EXPORT int cuMemcpyDtoH_v2(void* dst, unsigned long long src, size_t bytes) {
   return kSuccess;
 }
 
-EXPORT int cuModuleLoadDataEx(void** module, const void* image, unsigned int num_options, int* options,
-                              void** values) {
+EXPORT int cuModuleLoadDataEx(void** module, const void* image, unsigned int num_options,
+                              int* options, void** values) {
   auto m = std::make_unique<Module>();
   const char* bytes = static_cast<const char*>(image);
-  if (std::memcmp(bytes, "\x7f" "ELF", 4) == 0) {
+  if (std::memcmp(bytes,
+                  "\x7f"
+                  "ELF",
+                  4) == 0) {
     // An ELF64 image ends with its section header table.
     uint64_t shoff = 0;
     uint16_t shentsize = 0, shnum = 0;
@@ -206,7 +209,8 @@ EXPORT int cuModuleLoadDataEx(void** module, const void* image, unsigned int num
     m->image = bytes;
   } else {
     for (unsigned int i = 0; i < num_options; ++i) {
-      if (options[i] == 5) std::snprintf(static_cast<char*>(values[i]), 64, "test double: not PTX or ELF");
+      if (options[i] == 5)
+        std::snprintf(static_cast<char*>(values[i]), 64, "test double: not PTX or ELF");
     }
     return kInvalidImage;
   }
@@ -264,12 +268,13 @@ EXPORT int cuLaunchKernel(void* function, unsigned int gx, unsigned int gy, unsi
   if (k == nullptr) return kInvalidHandle;
   if (bx * by * bz > 1024 || static_cast<int>(shared) > k->max_dynamic_shared) return kInvalidValue;
   std::lock_guard lock(mu);
-  std::string entry = "{\"call\": \"cuLaunchKernel\", \"kernel\": " + Quote(k->name) + ", \"grid\": [" +
-                      std::to_string(gx) + ", " + std::to_string(gy) + ", " + std::to_string(gz) +
-                      "], \"block\": [" + std::to_string(bx) + ", " + std::to_string(by) + ", " +
-                      std::to_string(bz) + "], \"shared\": " + std::to_string(shared) +
-                      ", \"stream\": " + (stream ? "true" : "null") + ", \"extra\": " +
-                      (extra ? "true" : "null") + ", \"params\": ";
+  std::string entry = "{\"call\": \"cuLaunchKernel\", \"kernel\": " + Quote(k->name) +
+                      ", \"grid\": [" + std::to_string(gx) + ", " + std::to_string(gy) + ", " +
+                      std::to_string(gz) + "], \"block\": [" + std::to_string(bx) + ", " +
+                      std::to_string(by) + ", " + std::to_string(bz) +
+                      "], \"shared\": " + std::to_string(shared) +
+                      ", \"stream\": " + (stream ? "true" : "null") +
+                      ", \"extra\": " + (extra ? "true" : "null") + ", \"params\": ";
   if (!k->sizes_known) {
     entry += "null";
   } else {

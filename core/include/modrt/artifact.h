@@ -31,6 +31,9 @@ namespace modrt {
 inline constexpr char kArtifactMagic[] = "MODRTART";  // 8 bytes, no terminator written
 inline constexpr uint16_t kArtifactVersion = 1;
 inline constexpr uint64_t kArtifactRoot = UINT64_MAX;
+// The source format module 0 of a signed artifact keeps its signature under
+// (modrt/artifact_trust.h); no module may export a source of that format.
+inline constexpr char kArtifactReservedSource[] = "modrt.signature";
 
 // How a module's bytes are laid out. Payload shapes are checked against the
 // manifest on parse; opaque bytes (an out-of-tree module that is not built on
@@ -41,11 +44,11 @@ struct ArtifactModule {
   std::string kind;
   uint64_t parent = kArtifactRoot;
   ArtifactShape shape = ArtifactShape::kOpaque;
-  std::string fmt;                              // empty for opaque modules
-  std::vector<FunctionInfo> functions;          // opaque: names only
-  std::map<std::string, std::string> sources;   // format -> text, for inspection
-  std::string sha256;                           // 32 raw bytes
-  std::string bytes;                            // what Module::SaveToBytes gave
+  std::string fmt;                             // empty for opaque modules
+  std::vector<FunctionInfo> functions;         // opaque: names only
+  std::map<std::string, std::string> sources;  // format -> text, for inspection
+  std::string sha256;                          // 32 raw bytes
+  std::string bytes;                           // what Module::SaveToBytes gave
 
   // "module 1 (opencl)": how errors name this module.
   std::string Label(size_t index) const;

@@ -15,7 +15,7 @@
 
 /* Bumped on any change to this header or to the C++ classes the Python
  * extension and libmodrt_compiler.so share with the core. */
-#define MODRT_ABI_VERSION 3
+#define MODRT_ABI_VERSION 4
 
 #define MODRT_API __attribute__((visibility("default")))
 
@@ -38,18 +38,32 @@ MODRT_API int ModrtBytesGet(ModrtObjectHandle obj, const char** data, size_t* si
 
 MODRT_API int ModrtFunctionCreate(ModrtSafeCallFunc func, void* resource, ModrtDeleter deleter,
                                   ModrtObjectHandle* out);
-MODRT_API int ModrtFunctionCall(ModrtObjectHandle func, const ModrtValue* args,
-                                int32_t num_args, ModrtValue* ret);
+MODRT_API int ModrtFunctionCall(ModrtObjectHandle func, const ModrtValue* args, int32_t num_args,
+                                ModrtValue* ret);
 
 /* Global registry. ModrtGetGlobal sets *out to NULL when the name is absent. */
 MODRT_API int ModrtRegisterGlobal(const char* name, ModrtObjectHandle func, int allow_override);
 MODRT_API int ModrtGetGlobal(const char* name, ModrtObjectHandle* out);
 
 MODRT_API int ModrtTensorGetDLTensor(ModrtObjectHandle tensor, DLTensor** out);
-/* Takes ownership of `managed` on success. */
-MODRT_API int ModrtTensorFromDLPack(DLManagedTensor* managed, ModrtObjectHandle* out);
+/* Takes ownership of `managed`, on success and on failure (its deleter has
+ * run when an error is returned). A tensor that is not compact row-major is
+ * refused unless `copy` is non-zero and it is host memory: then it is copied
+ * into a new compact CPU tensor. */
+MODRT_API int ModrtTensorFromDLPack(DLManagedTensor* managed, int copy, ModrtObjectHandle* out);
+/* The same for DLPack >= 1.0 (DLManagedTensorVersioned): a major version
+ * other than DLPACK_MAJOR_VERSION is refused; DLPACK_FLAG_BITMASK_READ_ONLY
+ * makes a read-only tensor. */
+MODRT_API int ModrtTensorFromDLPackVersioned(DLManagedTensorVersioned* managed, int copy,
+                                             ModrtObjectHandle* out);
 /* The result holds a reference to the tensor until its deleter runs. */
 MODRT_API int ModrtTensorToDLPack(ModrtObjectHandle tensor, DLManagedTensor** out);
+/* A DLManagedTensorVersioned of this DLPack version; `flags` are OR'ed into
+ * its flags (e.g. DLPACK_FLAG_BITMASK_IS_COPIED), and a read-only tensor
+ * always carries DLPACK_FLAG_BITMASK_READ_ONLY. Holds a reference to the
+ * tensor until its deleter runs. */
+MODRT_API int ModrtTensorToDLPackVersioned(ModrtObjectHandle tensor, uint64_t flags,
+                                           DLManagedTensorVersioned** out);
 
 /* Loads a backend plugin DSO (plugin_api.h): dlopen, its modrt_plugin_init,
  * the table and version checks, then its registration. Idempotent per file

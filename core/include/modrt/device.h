@@ -2,6 +2,7 @@
 #ifndef MODRT_DEVICE_H_
 #define MODRT_DEVICE_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,15 +50,27 @@ class MODRT_API TensorObj : public Object {
   int32_t type_index() const final { return kModrtObjTensor; }
   DLTensor* dl() { return &dl_; }
   size_t nbytes() const;
+  // Memory a producer exported read-only (DLPACK_FLAG_BITMASK_READ_ONLY).
+  bool read_only() const { return read_only_; }
 
   static Ref<TensorObj> Empty(std::vector<int64_t> shape, DLDataType dtype, DLDevice device);
-  static Ref<TensorObj> FromDLPack(DLManagedTensor* managed);
+  // Adopts a producer's tensor (legacy or DLPack >= 1.0): the tensor calls the
+  // producer's deleter when it dies, and on every failure path before throwing.
+  // A tensor that is not compact row-major is refused, unless `copy` is set and
+  // its memory is host memory: then it is copied into a new compact CPU tensor
+  // (and the producer's is released at once).
+  static Ref<TensorObj> FromDLPack(DLManagedTensor* managed, bool copy = false);
+  static Ref<TensorObj> FromDLPackVersioned(DLManagedTensorVersioned* managed, bool copy = false);
 
  private:
+  static Ref<TensorObj> Adopt(const DLTensor& src, std::function<void()> release, bool read_only,
+                              bool copy);
+
   DLTensor dl_{};
   std::vector<int64_t> shape_;
-  DeviceAPI* api_ = nullptr;             // owner of data, when allocated here
-  DLManagedTensor* producer_ = nullptr;  // owner of data, when from DLPack
+  DeviceAPI* api_ = nullptr;       // owner of data, when allocated here
+  std::function<void()> release_;  // the producer's deleter, when from DLPack
+  bool read_only_ = false;
 };
 
 MODRT_API size_t TensorBytes(const DLTensor& t);

@@ -7,15 +7,18 @@
 
 #include <dlfcn.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "modrt/plugin.h"
 
 namespace modrt {
-namespace plugin __attribute__((visibility("hidden"))) {
+namespace plugin MODRT_PLUGIN_HIDDEN {
 
 class DriverLibrary {
  public:
@@ -55,6 +58,24 @@ class DriverLibrary {
   std::string error_;
 };
 
+// The environment variable that names a runtime's driver library in place of
+// the system's: MODRT_<BACKEND>_DRIVER_LIBRARY (MODRT_CUDA_DRIVER_LIBRARY, ...).
+inline std::string DriverLibraryVariable(std::string_view backend) {
+  std::string name = "MODRT_";
+  for (char c : backend) name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name + "_DRIVER_LIBRARY";
+}
+
+// The sonames a runtime tries, in order: only the file named by its
+// DriverLibraryVariable when that is set (a test double, or a driver outside
+// the loader's path), else `defaults`.
+inline std::vector<std::string> DriverLibraryCandidates(std::string_view backend,
+                                                        std::vector<std::string> defaults) {
+  const char* chosen = std::getenv(DriverLibraryVariable(backend).c_str());
+  if (chosen != nullptr && *chosen != '\0') return {chosen};
+  return defaults;
+}
+
 // Runs `init` once; afterwards ok() and reason() say whether the driver and a
 // device are usable. Thread-safe.
 class LazyInit {
@@ -92,8 +113,196 @@ class LazyDriverState {
   bool ok() const { return init_.ok(); }
   const std::string& reason() const { return init_.reason(); }
 
+  // Fails with ValueError unless device `id` of `kind` exists (Derived has
+  // count(): how many devices the driver reported).
+  void CheckDevice(const ModrtBackendIdentity& backend, int id) const {
+    const int count = static_cast<const Derived*>(this)->count();
+    if (id < 0 || id >= count) {
+      Fail("ValueError", backend.name, "(", id, ") does not exist: ",
+           ok() ? StrCat(count, " ", backend.display_name, " devices") : reason());
+    }
+  }
+
  private:
   LazyInit init_;
+};
+
+// The part of a DeviceAPI every driver-backed runtime shares: its devices are
+// those its LazyDriverState `State` found (none when the driver is unusable,
+// and then the reason why).
+template <typename State>
+class DriverDeviceAPI : public DeviceAPI {
+ public:
+  int DeviceCount() override {
+    State& state = State::Get();
+    return state.ok() ? state.count() : 0;
+  }
+  std::string UnavailableReason() override {
+    State& state = State::Get();
+    return state.ok() ? "" : state.reason();
+  }
+};
+
+// ------------------------------------------------------------------------
+// Drivers whose devices are indices 0..count-1, whose memory is addressed by
+// device pointers and which keep a current device per thread: the CUDA driver
+// API and HIP. Their runtimes differ only in the API they call; the device
+// API, the per-device module cache and the launch are written once here.
+//
+// `Driver` is the runtime's LazyDriverState, with (each throws an Error
+// naming what failed, except where noexcept):
+//   static constexpr DLDeviceType kDeviceType;
+//   using ModuleHandle = ...; using FunctionHandle = ...;
+//   void Activate(int id);                  device `id` current on this thread
+//   void ActivateQuietly(int id) noexcept;  the same, for destructors
+//   void* Malloc(size_t nbytes);
+//   void FreeQuietly(void* ptr) noexcept;
+//   void CopyIn(void* device_dst, const void* host_src, size_t nbytes);
+//   void CopyOut(void* host_dst, const void* device_src, size_t nbytes);
+//   void Synchronize();
+//   void Attr(int id, std::string_view name, Ret* ret);  ret unset when unknown
+//   void UnloadQuietly(ModuleHandle module) noexcept;
+//   void Launch(FunctionHandle f, const LaunchConfig& c, void** params, const std::string& name);
+
+// Calls a driver's launch entry point (cuLaunchKernel, hipModuleLaunchKernel:
+// function, grid x y z, block x y z, dynamic shared bytes, stream, kernel
+// parameters, extra) on the default stream.
+template <typename Status, typename Function, typename Stream>
+Status LaunchOnDefaultStream(Status (*launch)(Function, unsigned, unsigned, unsigned, unsigned,
+                                              unsigned, unsigned, unsigned, Stream, void**, void**),
+                             Function function, const LaunchConfig& c, void** params) {
+  return launch(function, static_cast<unsigned>(c.grid[0]), static_cast<unsigned>(c.grid[1]),
+                static_cast<unsigned>(c.grid[2]), static_cast<unsigned>(c.block[0]),
+                static_cast<unsigned>(c.block[1]), static_cast<unsigned>(c.block[2]),
+                static_cast<unsigned>(c.dyn_shared_bytes), nullptr, params, nullptr);
+}
+
+// The device API of an indexed driver.
+template <typename Driver>
+class IndexedDeviceAPI final : public DriverDeviceAPI<Driver> {
+ public:
+  void GetAttr(int id, std::string_view name, Ret* ret) override {
+    Driver::Get().Attr(id, name, ret);
+  }
+  void* Alloc(int id, size_t nbytes) override {
+    Driver& driver = Driver::Get();
+    driver.Activate(id);
+    return driver.Malloc(nbytes);
+  }
+  // Runs from tensor destructors: never throws. The memory was allocated on
+  // this device, so the device is usable.
+  void Free(int id, void* ptr) override {
+    Driver& driver = Driver::Get();
+    driver.ActivateQuietly(id);
+    driver.FreeQuietly(ptr);
+  }
+  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Driver& driver = Driver::Get();
+    driver.Activate(t->device.device_id);
+    driver.CopyIn(static_cast<char*>(t->data) + t->byte_offset, src, nbytes);
+  }
+  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Driver& driver = Driver::Get();
+    driver.Activate(t->device.device_id);
+    driver.CopyOut(dst, static_cast<const char*>(t->data) + t->byte_offset, nbytes);
+  }
+  void Sync(int id) override {
+    Driver& driver = Driver::Get();
+    driver.Activate(id);
+    driver.Synchronize();
+  }
+};
+
+// The integer attribute ids of an indexed driver's attribute query for the
+// attributes every such driver answers alike.
+struct IndexedAttributeIds {
+  int compute_major;
+  int compute_minor;
+  int max_threads_per_block;
+  int warp_size;
+  int max_shared_memory_per_block;
+  int multi_processor_count;
+};
+
+// Answers `name` from `query(attribute id)` when it is one of those; false
+// when it is not.
+template <typename Query>
+bool IndexedAttr(std::string_view name, const IndexedAttributeIds& ids, Query&& query, Ret* ret) {
+  if (name == "compute_version") {
+    ret->SetStr(StrCat(query(ids.compute_major), ".", query(ids.compute_minor)));
+  } else if (name == "max_threads_per_block") {
+    ret->SetInt(query(ids.max_threads_per_block));
+  } else if (name == "warp_size") {
+    ret->SetInt(query(ids.warp_size));
+  } else if (name == "max_shared_memory_per_block") {
+    ret->SetInt(query(ids.max_shared_memory_per_block));
+  } else if (name == "multi_processor_count") {
+    ret->SetInt(query(ids.multi_processor_count));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// A module on an indexed driver: loaded on each device on first use there
+// (LoadOn), each function's Kernel prepared on first use (Prepare, which may
+// also update it for this launch), all under one lock; unloaded from every
+// device it was loaded on when it goes.
+template <typename Driver, typename Kernel>
+class IndexedModule : public PayloadModule {
+ public:
+  using ModuleHandle = typename Driver::ModuleHandle;
+  using FunctionHandle = typename Driver::FunctionHandle;
+
+  explicit IndexedModule(Payload payload) : PayloadModule(std::move(payload)) {}
+  ~IndexedModule() override {
+    Driver& driver = Driver::Get();
+    for (size_t id = 0; id < modules_.size(); ++id) {
+      // A module exists only where its device was made current.
+      if (modules_[id] == nullptr) continue;
+      driver.ActivateQuietly(static_cast<int>(id));
+      driver.UnloadQuietly(modules_[id]);
+    }
+  }
+
+  ObjectRef GetFunction(const std::string& name) override {
+    return LaunchingFunction(
+        name, [this](const FunctionInfo& info, size_t index, const Args& args) {
+          KernelArgs k = KernelArgs::Pack(info, args, Driver::kDeviceType);
+          Driver& driver = Driver::Get();
+          driver.Activate(k.device_id);
+          FunctionHandle function = Get(k.device_id, index, info.name, k.launch);
+          driver.Launch(function, k.launch, k.ptrs.empty() ? nullptr : k.ptrs.data(), info.name);
+        });
+  }
+
+ protected:
+  // The module on `device` (current on this thread), loaded from payload().
+  virtual ModuleHandle LoadOn(int device) = 0;
+  // The function `name` in `module`, through its cached `kernel`.
+  virtual FunctionHandle Prepare(int device, ModuleHandle module, const std::string& name,
+                                 const LaunchConfig& launch, Kernel* kernel) = 0;
+
+ private:
+  FunctionHandle Get(int device, size_t index, const std::string& name,
+                     const LaunchConfig& launch) {
+    std::lock_guard lock(mu_);
+    if (modules_.size() <= static_cast<size_t>(device)) {
+      modules_.resize(device + 1, nullptr);
+      kernels_.resize(device + 1);
+    }
+    ModuleHandle& module = modules_[device];
+    if (module == nullptr) module = LoadOn(device);
+    std::vector<Kernel>& per_device = kernels_[device];
+    if (per_device.empty()) per_device.resize(payload().fmap.size());
+    return Prepare(device, module, name, launch, &per_device[index]);
+  }
+
+  std::mutex mu_;
+  std::vector<ModuleHandle> modules_;         // per device
+  std::vector<std::vector<Kernel>> kernels_;  // per device, per function
 };
 
 }  // namespace plugin

@@ -11,7 +11,7 @@
 
 namespace modrt {
 
-const char* TypeCodeName(int32_t type_code);
+MODRT_API const char* TypeCodeName(int32_t type_code);
 
 // Borrowed view of a call's arguments with checked accessors; a mismatch is a
 // TypeError naming the argument.
@@ -24,8 +24,8 @@ class MODRT_API Args {
   // Throws TypeError unless exactly `n` arguments (or at least `n` with at_least).
   void ExpectCount(int32_t n, const char* func, bool at_least = false) const;
   int64_t Int(int32_t i) const;
-  double Float(int32_t i) const;  // accepts ints too
-  std::string_view Str(int32_t i) const;  // raw strings or String objects
+  double Float(int32_t i) const;            // accepts ints too
+  std::string_view Str(int32_t i) const;    // raw strings or String objects
   std::string_view Bytes(int32_t i) const;  // Bytes or String objects
   DLDevice Device(int32_t i) const;
   DLTensor* Tensor(int32_t i) const;  // borrowed DLTensor* or Tensor objects
@@ -103,12 +103,6 @@ inline ModrtValue IntValue(int64_t v) {
   r.v_int64 = v;
   return r;
 }
-inline ModrtValue StrValue(const char* s) {
-  ModrtValue r{};
-  r.type_code = kModrtRawStr;
-  r.v_str = s;
-  return r;
-}
 inline ModrtValue ObjValue(Object* obj) {
   ModrtValue r{};
   r.type_code = kModrtObject;
@@ -116,7 +110,8 @@ inline ModrtValue ObjValue(Object* obj) {
   return r;
 }
 
-MODRT_API void RegisterGlobal(const std::string& name, PackedBody body, bool allow_override = false);
+MODRT_API void RegisterGlobal(const std::string& name, PackedBody body,
+                              bool allow_override = false);
 // Null when absent.
 MODRT_API Ref<FunctionObj> GetGlobal(const std::string& name);
 MODRT_API std::vector<std::string> ListGlobals();
@@ -128,9 +123,8 @@ struct StaticInit {
 };
 #define MODRT_STATIC_INIT_CAT2(a, b) a##b
 #define MODRT_STATIC_INIT_CAT(a, b) MODRT_STATIC_INIT_CAT2(a, b)
-#define MODRT_STATIC_INIT(body)                                             \
-  static const ::modrt::StaticInit MODRT_STATIC_INIT_CAT(modrt_static_init_, \
-                                                         __COUNTER__)(body)
+#define MODRT_STATIC_INIT(body) \
+  static const ::modrt::StaticInit MODRT_STATIC_INIT_CAT(modrt_static_init_, __COUNTER__)(body)
 
 }  // namespace modrt
 

@@ -24,8 +24,11 @@
 
 #include "modrt/plugin_api.h"
 
+// The plugin-side namespace is hidden: nothing of it leaves the plugin DSO.
+#define MODRT_PLUGIN_HIDDEN __attribute__((visibility("hidden")))
+
 namespace modrt {
-namespace plugin __attribute__((visibility("hidden"))) {
+namespace plugin MODRT_PLUGIN_HIDDEN {
 
 namespace internal {
 inline const ModrtCoreApi*& CoreSlot() {
@@ -234,11 +237,14 @@ class Args {
 
  private:
   static int32_t ObjectType(const ModrtValue& v) {
-    return v.type_code == kModrtObject && v.v_obj != nullptr ? Core().object_type_index(v.v_obj) : -1;
+    return v.type_code == kModrtObject && v.v_obj != nullptr ? Core().object_type_index(v.v_obj)
+                                                             : -1;
   }
   [[noreturn]] void Mismatch(int32_t i, const char* expected) const {
-    static const char* const kTypeNames[] = {"None", "int", "float", "pointer", "device", "DLTensor", "str"};
-    static const char* const kObjectNames[] = {"object", "str", "bytes", "function", "module", "tensor", "payload"};
+    static const char* const kTypeNames[] = {"None",   "int",      "float", "pointer",
+                                             "device", "DLTensor", "str"};
+    static const char* const kObjectNames[] = {"object", "str",    "bytes",  "function",
+                                               "module", "tensor", "payload"};
     const ModrtValue& v = values_[i];
     const char* got = "unknown";
     if (v.type_code == kModrtObject) {
@@ -296,7 +302,8 @@ class OwnedValue {
   OwnedValue(const OwnedValue&) = delete;
   OwnedValue& operator=(const OwnedValue&) = delete;
   ~OwnedValue() {
-    if (value_.type_code == kModrtObject && value_.v_obj != nullptr) Core().object_release(value_.v_obj);
+    if (value_.type_code == kModrtObject && value_.v_obj != nullptr)
+      Core().object_release(value_.v_obj);
   }
   ModrtValue* out() { return &value_; }
   const ModrtValue& value() const { return value_; }
@@ -338,7 +345,8 @@ inline ObjectRef GetGlobal(const std::string& name) {
   return ObjectRef::Adopt(out);
 }
 
-inline void CallFunction(const ObjectRef& f, const ModrtValue* args, int32_t num_args, OwnedValue* ret) {
+inline void CallFunction(const ObjectRef& f, const ModrtValue* args, int32_t num_args,
+                         OwnedValue* ret) {
   Check(Core().function_call(f.get(), args, num_args, ret->out()));
 }
 
@@ -391,7 +399,9 @@ inline const ModrtDeviceApi& DeviceApiTable() {
       [](void* self, int32_t id, size_t nbytes, void** out) {
         return GuardCall([&] { *out = Api(self)->Alloc(id, nbytes); });
       },
-      [](void* self, int32_t id, void* ptr) { return GuardCall([&] { Api(self)->Free(id, ptr); }); },
+      [](void* self, int32_t id, void* ptr) {
+        return GuardCall([&] { Api(self)->Free(id, ptr); });
+      },
       [](void* self, const void* src, DLTensor* dst, size_t nbytes) {
         return GuardCall([&] { Api(self)->CopyFromHost(src, dst, nbytes); });
       },
@@ -639,9 +649,9 @@ class PayloadModule : public Module {
       const FunctionInfo* info;
       size_t index;
     };
-    auto state = std::make_unique<Launching>(Launching{
-        ObjectRef::Borrow(handle()), std::move(launch), &it->second,
-        static_cast<size_t>(std::distance(payload_.fmap.begin(), it))});
+    auto state = std::make_unique<Launching>(
+        Launching{ObjectRef::Borrow(handle()), std::move(launch), &it->second,
+                  static_cast<size_t>(std::distance(payload_.fmap.begin(), it))});
     ModrtObjectHandle out = nullptr;
     Check(Core().function_create(
         [](void* resource, const ModrtValue* args, int32_t num_args, ModrtValue*) {
@@ -676,7 +686,8 @@ inline void RegisterRuntimeModule(const ModrtBackendIdentity& identity, ModuleFa
       [](void* c, ModrtObjectHandle payload, ModrtObjectHandle* out) {
         return GuardCall([&] {
           const auto* context = static_cast<const Context*>(c);
-          *out = MakeModule(context->factory(Payload::FromHandle(payload)), context->kind, payload).release();
+          *out = MakeModule(context->factory(Payload::FromHandle(payload)), context->kind, payload)
+                     .release();
         });
       },
       ctx));
@@ -709,17 +720,17 @@ inline int RegisterPlugin() {
 // Defines modrt_plugin_init, the one symbol a plugin exports. `init`
 // (void()) registers the plugin's backend and functions; it runs once, after
 // the core accepted the plugin's table.
-#define MODRT_DEFINE_PLUGIN(init)                                                           \
-  extern "C" __attribute__((visibility("default"))) const ModrtPluginApi* modrt_plugin_init( \
-      const ModrtCoreApi* core) {                                                           \
+#define MODRT_DEFINE_PLUGIN(init)                                                              \
+  extern "C" __attribute__((visibility("default"))) const ModrtPluginApi* modrt_plugin_init(   \
+      const ModrtCoreApi* core) {                                                              \
     static const ModrtPluginApi api = {sizeof(ModrtPluginApi), MODRT_PLUGIN_CLAIMED_ABI_MAJOR, \
-                                       MODRT_PLUGIN_CLAIMED_ABI_MINOR, #init,               \
-                                       &::modrt::plugin::internal::RegisterPlugin};         \
-    if (core != nullptr && core->abi_major == MODRT_PLUGIN_ABI_MAJOR) {                     \
-      ::modrt::plugin::internal::CoreSlot() = core;                                         \
-      ::modrt::plugin::internal::InitSlot() = [] { init(); };                               \
-    }                                                                                       \
-    return &api;                                                                            \
+                                       MODRT_PLUGIN_CLAIMED_ABI_MINOR, #init,                  \
+                                       &::modrt::plugin::internal::RegisterPlugin};            \
+    if (core != nullptr && core->abi_major == MODRT_PLUGIN_ABI_MAJOR) {                        \
+      ::modrt::plugin::internal::CoreSlot() = core;                                            \
+      ::modrt::plugin::internal::InitSlot() = [] { init(); };                                  \
+    }                                                                                          \
+    return &api;                                                                               \
   }
 
 #endif  // MODRT_PLUGIN_H_

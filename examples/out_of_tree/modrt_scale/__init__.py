@@ -10,8 +10,8 @@ Its distribution declares, in entry_points.txt:
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence, Union
 
 import modrt
 from modrt import backend
@@ -28,11 +28,12 @@ def find_library() -> Path:
     raise FileNotFoundError(f"{LIBRARY} is in none of: {', '.join(map(str, dirs))}")
 
 
-def codegen(source: Union[str, bytes], functions: Sequence[str], target: modrt.target.Target) -> modrt.Payload:
+def codegen(source: str | bytes, functions: Sequence[str], target: modrt.target.Target) -> modrt.Payload:
     """The "source" of a scale module is its factor, e.g. "2.5"."""
     text = source.decode() if isinstance(source, bytes) else source
-    return modrt.Payload.create("single-binary", "factor", functions, code=text.strip().encode(),
-                                sources={"factor": text})
+    return modrt.Payload.create(
+        "single-binary", "factor", functions, code=text.strip().encode(), sources={"factor": text}
+    )
 
 
 def register() -> None:

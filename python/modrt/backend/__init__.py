@@ -12,35 +12,53 @@ import os
 import sys
 import threading
 import warnings
+
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Optional
+    from typing import Any
+    from collections.abc import Callable
 
 from .._namespace import extend_path
 
-__path__ = extend_path(__path__, __name__)  # noqa: F821 - package attribute
+__path__ = extend_path(__path__, __name__)
 
-from .. import _ffi, _selection  # noqa: E402
+from .. import _ffi, _locate, _selection, _version
 
 ENTRY_POINT_GROUP = "modrt.backends"
 
 
 # Plain classes rather than dataclasses: `import dataclasses` costs milliseconds.
 class RuntimeStatus:
-    """What happened to one backend's runtime DSO in this process."""
+    """What happened to one backend's runtime DSO in this process.
 
-    __slots__ = ("selected", "path", "loaded", "reason")
+    `copies` lists every copy modrt found (see modrt._locate.runtime_copies for
+    the order of preference), each with its origin and what became of it;
+    `path` and `origin` are the copy chosen (loaded, or to be loaded)."""
 
-    def __init__(self, selected: bool, path: Optional[str] = None, loaded: bool = False, reason: str = "") -> None:
-        self.selected = selected
+    __slots__ = ("selected", "path", "loaded", "reason", "origin", "copies")
+
+    def __init__(
+        self,
+        selected: bool,
+        path: str | None = None,
+        loaded: bool = False,
+        reason: str = "",
+        origin: str = "",
+        copies: list[_locate.RuntimeCopy] | None = None,
+    ) -> None:
+        self.selected = selected  # the build flags selected it (the in-tree build bundles it)
         self.path = path
         self.loaded = loaded
         self.reason = reason  # why it is not loaded
+        self.origin = origin
+        self.copies = copies or []
 
     def __repr__(self) -> str:
-        return (f"RuntimeStatus(selected={self.selected!r}, path={self.path!r}, "
-                f"loaded={self.loaded!r}, reason={self.reason!r})")
+        return (
+            f"RuntimeStatus(selected={self.selected!r}, path={self.path!r}, loaded={self.loaded!r}, "
+            f"reason={self.reason!r}, origin={self.origin!r}, copies={self.copies!r})"
+        )
 
 
 class _State:
@@ -129,32 +147,67 @@ def runtime_status(name: str) -> RuntimeStatus:
 
 
 def _locate_runtime(name: str) -> RuntimeStatus:
-    relative = _selection.RUNTIMES.get(name)
-    if relative is None:
-        if name not in _selection.RUNTIMES:
-            why = "not an in-tree backend"
-        elif name not in _selection.HAS_RUNTIME:
-            why = (f"modrt has no native {name} runtime (its modules run elsewhere, e.g. a browser "
-                   "runtime for webgpu); its modules compile to fallbacks")
-        elif name in _selection.FLAGS_ON:
-            why = f"--//backends:{name}=on, but its runtime does not build for this platform"
-        else:
-            why = f"not selected in this build (--//backends:{name}=off)"
-        return RuntimeStatus(selected=False, reason=why)
-    found = _ffi.find_library(relative)
-    if found is None:
+    """Finds `name`'s runtime DSO by presence: the build flags decide what the
+    in-tree build bundles, not what may load (see runtime_copies for the order)."""
+    if name not in _selection.RUNTIMES:
+        return RuntimeStatus(selected=False, reason="not an in-tree backend")
+    relative = _selection.RUNTIMES[name]
+    selected = relative is not None
+    copies = _locate.runtime_copies(name, relative, _version.PLUGIN_ABI, _version.__version__, sys.path)
+    usable = [c for c in copies if not c.problem]
+    if usable:
+        return RuntimeStatus(selected=selected, path=usable[0].path, origin=usable[0].origin, copies=copies)
+    problems = "; ".join(c.problem for c in copies)
+    if selected:
         expected = os.path.join(_ffi.package_root(), relative)
-        return RuntimeStatus(selected=True, path=str(expected), reason=f"{expected} is missing")
-    return RuntimeStatus(selected=True, path=str(found))
+        return RuntimeStatus(selected=True, path=expected, copies=copies, reason=problems or f"{expected} is missing")
+    if name not in _selection.HAS_RUNTIME:
+        why = (
+            f"modrt has no native {name} runtime (its modrt_backend() declares no runtime_srcs); "
+            "its modules compile to fallbacks"
+        )
+    elif name in _selection.FLAGS_ON:
+        why = f"--//backends:{name}=on, but its runtime does not build for this platform"
+    else:
+        why = (
+            f"not selected in this build (--//backends:{name}=off), and no modrt-{name} wheel "
+            "or MODRT_LIBRARY_PATH copy is installed"
+        )
+    return RuntimeStatus(selected=False, copies=copies, reason=problems or why)
 
 
 class BackendReport:
     """Everything about one backend in this process, for `modrt info`."""
 
-    __slots__ = ("name", "hook_loaded", "selected", "dso", "dso_found", "loaded", "driver_found", "devices", "reason")
+    __slots__ = (
+        "name",
+        "hook_loaded",
+        "selected",
+        "dso",
+        "dso_found",
+        "loaded",
+        "driver_found",
+        "devices",
+        "reason",
+        "origin",
+        "copies",
+    )
 
-    def __init__(self, *, name: str, hook_loaded: bool, selected: bool, dso: Optional[str], dso_found: bool,
-                 loaded: bool, driver_found: bool, devices: int, reason: str) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        hook_loaded: bool,
+        selected: bool,
+        dso: str | None,
+        dso_found: bool,
+        loaded: bool,
+        driver_found: bool,
+        devices: int,
+        reason: str,
+        origin: str = "",
+        copies: list[dict[str, str]] | None = None,
+    ) -> None:
         self.name = name
         self.hook_loaded = hook_loaded  # modrt.backend.<name> registered (codegen, target detector)
         self.selected = selected  # the build flags selected its runtime DSO
@@ -164,13 +217,15 @@ class BackendReport:
         self.driver_found = driver_found  # its device API reports at least one device
         self.devices = devices
         self.reason = reason  # why the first "no" above is a no; empty when all is well
+        self.origin = origin  # where the chosen DSO came from ("wheel modrt-opencl 1.0.0", "build", ...)
+        self.copies = copies or []  # every copy found: {origin, path, state}
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
         return f"BackendReport({fields})"
 
 
-def report(names: Optional[list[str]] = None) -> list[BackendReport]:
+def report(names: list[str] | None = None) -> list[BackendReport]:
     """One report per backend (in-tree ones, then those loaded from entry
     points): selected, DSO found, loaded, driver found, and why not."""
     from ..runtime import Device, device_type_of
@@ -207,6 +262,8 @@ def report(names: Optional[list[str]] = None) -> list[BackendReport]:
                 driver_found=devices > 0,
                 devices=devices,
                 reason=reason,
+                origin=status.origin,
+                copies=[c.as_dict() for c in status.copies],
             )
         )
     return reports
@@ -215,10 +272,10 @@ def report(names: Optional[list[str]] = None) -> list[BackendReport]:
 def register(
     name: str,
     *,
-    identity: Optional[dict[str, Any]] = None,
-    runtime: Optional[str | os.PathLike[str]] = None,
-    detector: Optional[Callable[..., Any]] = None,
-    codegen: Optional[Callable[..., Any]] = None,
+    identity: dict[str, Any] | None = None,
+    runtime: str | os.PathLike[str] | None = None,
+    detector: Callable[..., Any] | None = None,
+    codegen: Callable[..., Any] | None = None,
 ) -> None:
     """What every backend, in-tree or out-of-tree, registers from Python.
 
@@ -259,10 +316,13 @@ def register_codegen(kind: str, driver: Callable[..., Any]) -> None:
 
 
 def load_runtime(name: str) -> bool:
-    """Loads `name`'s runtime DSO if it was selected and is present.
+    """Loads `name`'s runtime DSO, the first usable copy in the order of
+    modrt._locate.runtime_copies, whether or not the flags selected it.
 
-    Absent: skipped silently. Present but broken: a warning naming the file and
-    the reason. Returns whether the runtime is loaded.
+    None found: skipped silently. A copy that cannot be used (a backend wheel
+    for another plugin ABI major, or whose DSO is missing) or that fails to
+    load (damaged, refused by the core): a warning naming the file and the
+    reason, and the next copy is tried. Returns whether the runtime is loaded.
     """
     with _state.lock:
         status = _state.runtimes.get(name)
@@ -270,14 +330,29 @@ def load_runtime(name: str) -> bool:
             return status.loaded
         status = _locate_runtime(name)
         _state.runtimes[name] = status
-        if status.path is None or status.reason:
-            return False
-        try:
-            _ffi.load_plugin(status.path)
-            status.loaded = True
-        except Exception as e:  # noqa: BLE001 - a broken DSO must not break import
-            status.reason = str(e)
-            warnings.warn(f"modrt: {name} runtime not loaded: {e}", RuntimeWarning, stacklevel=2)
+        for copy in status.copies:
+            if copy.problem:
+                warnings.warn(
+                    f"modrt: {name} runtime from {copy.origin} skipped: {copy.problem}", RuntimeWarning, stacklevel=2
+                )
+        failures = []
+        for copy in status.copies:
+            if copy.problem:
+                continue
+            if status.loaded:
+                copy.state = f"not loaded: the copy from {status.origin} was loaded first"
+                continue
+            try:
+                _ffi.load_plugin(copy.path)
+            except Exception as e:  # noqa: BLE001 - a broken DSO must not break import
+                copy.state = f"failed: {e}"
+                failures.append(str(e))
+                warnings.warn(f"modrt: {name} runtime not loaded: {e}", RuntimeWarning, stacklevel=2)
+                continue
+            copy.state = "loaded"
+            status.loaded, status.path, status.origin, status.reason = True, copy.path, copy.origin, ""
+        if not status.loaded and failures:
+            status.reason = "; ".join(failures)
         return status.loaded
 
 
@@ -366,4 +441,3 @@ def autoload() -> None:
                 warnings.warn(f"modrt: backend hook {name} failed: {e}", RuntimeWarning, stacklevel=2)
         _load_extra()
         _load_entry_points()
-

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import warnings
 
-from modrt import _ffi, backend
-from modrt._codegen import Source, find_tool, run_tool, text_of
+from modrt import _ffi, _validate, backend
+from modrt._codegen import Source, ToolError, find_tool, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target, device_limits
 
@@ -33,13 +33,21 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     arch = tgt.attrs.get("arch", DEFAULT_ARCH)
     nvcc = find_tool("nvcc")
     if nvcc is not None:
-        ptx = run_tool([nvcc, "--ptx", f"-arch={arch}", "-o", "kernel.ptx", "kernel.cu"], {"kernel.cu": text}, "kernel.ptx")
+        try:
+            ptx = run_tool(
+                [nvcc, "--ptx", f"-arch={arch}", "-o", "kernel.ptx", "kernel.cu"], {"kernel.cu": text}, "kernel.ptx"
+            )
+        except ToolError as e:
+            raise _validate.tool_failed("cuda", functions, "kernel.cu", e) from None
         return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
     from . import nvrtc  # imported on use: it costs milliseconds at `import modrt`
 
     compiler = nvrtc.load()
     if compiler is not None:
-        ptx = compiler.compile_to_ptx(text, arch)
+        try:
+            ptx = compiler.compile_to_ptx(text, arch)
+        except nvrtc.NvrtcCompileError as e:
+            raise _validate.tool_failed("cuda", functions, "kernel.cu", e) from None
         return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
     warnings.warn(
         "modrt: neither nvcc nor NVRTC is installed, so CUDA C++ is kept as source (fmt 'cuda'); "

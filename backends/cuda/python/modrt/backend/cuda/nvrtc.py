@@ -12,7 +12,6 @@ import ctypes.util
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
 # Where wheels may be installed outside sys.path (pip --target): the
 # toolchain root installs them under /opt/modrt/pip.
@@ -34,7 +33,7 @@ _SIGNATURES = {
 }
 
 
-def find_library() -> Optional[str]:
+def find_library() -> str | None:
     """Path (or soname) of libnvrtc, or None when there is none here."""
     chosen = os.environ.get("MODRT_NVRTC_LIBRARY")
     if chosen:
@@ -85,8 +84,7 @@ class Nvrtc:
         supported = self.supported_archs()
         if not digits or int(digits) not in supported:
             raise ValueError(
-                f"NVRTC {self.version} cannot compile for {arch}; it supports "
-                f"{', '.join(f'sm_{a}' for a in supported)}"
+                f"NVRTC {self.version} cannot compile for {arch}; it supports {', '.join(f'sm_{a}' for a in supported)}"
             )
         prog = ctypes.c_void_p()
         self._check(
@@ -97,9 +95,9 @@ class Nvrtc:
             options = (ctypes.c_char_p * 1)(f"--gpu-architecture=compute_{suffix}".encode())
             status = self.lib.nvrtcCompileProgram(prog, 1, options)
             if status != 0:
-                raise ValueError(
-                    f"CUDA C++ does not compile (NVRTC {self.version}, compute_{suffix}): "
-                    f"{self.lib.nvrtcGetErrorString(status).decode()}\n{self._log(prog)}"
+                raise NvrtcCompileError(
+                    f"NVRTC {self.version}, compute_{suffix}",
+                    f"{self.lib.nvrtcGetErrorString(status).decode()}\n{self._log(prog)}",
                 )
             size = ctypes.c_size_t()
             self._check(self.lib.nvrtcGetPTXSize(prog, ctypes.byref(size)), "nvrtcGetPTXSize")
@@ -121,10 +119,19 @@ class Nvrtc:
             raise RuntimeError(f"{what} failed: {self.lib.nvrtcGetErrorString(status).decode()}")
 
 
+class NvrtcCompileError(ValueError):
+    """CUDA C++ that NVRTC refused: `tool` names NVRTC, `output` is its log."""
+
+    def __init__(self, tool: str, output: str) -> None:
+        self.tool = tool
+        self.output = output
+        super().__init__(f"CUDA C++ does not compile ({tool}): {output}")
+
+
 _loaded: dict[str, Nvrtc] = {}
 
 
-def load() -> Optional[Nvrtc]:
+def load() -> Nvrtc | None:
     """The NVRTC found here, loaded once per path; None when there is none.
     A library named by MODRT_NVRTC_LIBRARY that does not load is an error."""
     path = find_library()

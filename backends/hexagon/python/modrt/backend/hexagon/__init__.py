@@ -3,12 +3,13 @@ given prebuilt as bytes or compiled from C with clang's Hexagon target."""
 
 from __future__ import annotations
 
-from modrt import backend
+from modrt import _ffi, backend
 from modrt._codegen import Source, find_tool, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target
 
 ELF_MACHINE_QDSP6 = 164
+ELF_CLASS_32 = 1
 
 
 def detect_target(dev: Device) -> Target:
@@ -16,22 +17,34 @@ def detect_target(dev: Device) -> Target:
 
 
 def check_hexagon_object(data: bytes) -> None:
-    if data[:4] != b"\x7fELF" or len(data) < 52:
-        raise ValueError("a Hexagon module is a shared object for the DSP: pass its ELF bytes")
-    machine = int.from_bytes(data[18:20], "little")
-    if machine != ELF_MACHINE_QDSP6:
-        raise ValueError(f"this ELF object is not for Hexagon (machine {machine}, expected "
-                         f"{ELF_MACHINE_QDSP6} for QDSP6)")
+    """The runtime's check (the core's elf.shared_object_problem): a 32-bit
+    little-endian QDSP6 shared object, or ValueError saying what it is not."""
+    problem = _ffi.call("elf.shared_object_problem", data, "Hexagon", ELF_CLASS_32, ELF_MACHINE_QDSP6, "QDSP6")
+    if problem:
+        raise ValueError(problem)
 
 
 def compile_c(text: str, cpu: str) -> bytes:
     clang = find_tool("clang")
     if clang is None:
-        raise ValueError("compiling C for Hexagon needs clang (with its Hexagon target and lld); "
-                         "or pass a prebuilt shared object as bytes")
+        raise ValueError(
+            "compiling C for Hexagon needs clang (with its Hexagon target and lld); "
+            "or pass a prebuilt shared object as bytes"
+        )
     return run_tool(
-        [clang, "--target=hexagon-unknown-elf", f"-mcpu={cpu}", "-O2", "-fPIC", "-shared",
-         "-nostdlib", "-fuse-ld=lld", "-o", "kernel.so", "kernel.c"],
+        [
+            clang,
+            "--target=hexagon-unknown-elf",
+            f"-mcpu={cpu}",
+            "-O2",
+            "-fPIC",
+            "-shared",
+            "-nostdlib",
+            "-fuse-ld=lld",
+            "-o",
+            "kernel.so",
+            "kernel.c",
+        ],
         {"kernel.c": text},
         "kernel.so",
     )

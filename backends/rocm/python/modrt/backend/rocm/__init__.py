@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from modrt import backend
-from modrt._codegen import Source, find_tool, run_tool, text_of
+from modrt import _validate, backend
+from modrt._codegen import Source, ToolError, find_tool, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target, device_limits
 
@@ -26,11 +26,23 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     if hipcc is None:
         raise ValueError("ROCm has no source JIT: compiling HIP needs hipcc, which is not installed")
     arch = tgt.attrs.get("mcpu", "gfx90a")
-    hsaco = run_tool(
-        [hipcc, "--genco", f"--offload-arch={arch}", "-include", "hip/hip_runtime.h", "-o", "kernel.hsaco", "kernel.hip"],
-        {"kernel.hip": text},
-        "kernel.hsaco",
-    )
+    try:
+        hsaco = run_tool(
+            [
+                hipcc,
+                "--genco",
+                f"--offload-arch={arch}",
+                "-include",
+                "hip/hip_runtime.h",
+                "-o",
+                "kernel.hsaco",
+                "kernel.hip",
+            ],
+            {"kernel.hip": text},
+            "kernel.hsaco",
+        )
+    except ToolError as e:
+        raise _validate.tool_failed("rocm", functions, "kernel.hip", e) from None
     return Payload.create("single-binary", "hsaco", functions, code=hsaco, sources={"hip": text})
 
 

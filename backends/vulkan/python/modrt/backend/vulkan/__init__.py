@@ -9,8 +9,8 @@ dyn_shared_mem sets constant 3 (bytes); blockIdx is the dispatch size.
 
 from __future__ import annotations
 
-from modrt import backend
-from modrt._codegen import Source, find_tool, per_function, run_tool
+from modrt import _validate, backend
+from modrt._codegen import Source, ToolError, find_tool, per_function, run_tool
 from modrt._ffi import call
 from modrt.runtime import Device, Module, Payload
 from modrt.target import Target, device_limits
@@ -60,8 +60,8 @@ def glsl_to_spirv(name: str, glsl: str) -> bytes:
             {f"{name}.comp": glsl},
             f"{name}.spv",
         )
-    except ValueError as e:
-        raise ValueError(f"GLSL of {name} does not compile: {e}") from None
+    except ToolError as e:
+        raise _validate.tool_failed("vulkan", [name], f"{name}.comp", e) from None
 
 
 def _vulkan_env(spirv: bytes) -> str:
@@ -72,7 +72,10 @@ def _vulkan_env(spirv: bytes) -> str:
 
 def validate_spirv(name: str, spirv: bytes) -> None:
     """Checks SPIR-V given directly with spirv-val where it is installed, so a
-    broken module is refused at compile time, before any driver sees it."""
+    broken module is refused at compile time, before any driver sees it
+    (skipped by `modrt.compile(..., validate=False)`)."""
+    if not _validate.enabled():
+        return
     spirv_val = find_tool("spirv-val")
     if spirv_val is None:
         return  # the runtime still checks the module's structure before use

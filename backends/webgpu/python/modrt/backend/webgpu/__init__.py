@@ -1,16 +1,70 @@
-"""modrt.backend.webgpu: WGSL codegen. The receiving runtime is a browser's; here
-WebGPU modules are always the canonical fallback module."""
+"""modrt.backend.webgpu: WGSL codegen, and the wgpu-native library for the runtime.
+
+The runtime (backends/webgpu/webgpu_runtime.cc, docs/WEBGPU.md) runs WGSL on
+wgpu-native, the library inside the `wgpu` package, which it dlopens. This hook
+finds that library without importing `wgpu` and hands the paths to the runtime:
+MODRT_WEBGPU_DRIVER_LIBRARY overrides everything (the runtime reads it itself);
+otherwise wgpu/resources/libwgpu_native*.so under each sys.path entry and
+WHEEL_ROOTS, then the runtime's own list (the same roots, PYTHONPATH, and the
+loader's path).
+
+Kernel conventions: buffer arguments are storage buffers at @group(0)
+@binding(0), (1), ... in argument order; scalar arguments form one uniform
+block at the next binding, in argument order; a @workgroup_size dimension that
+names an override constant is set from threadIdx at launch; blockIdx is the
+number of workgroups.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
 from modrt import backend
 from modrt._codegen import Source, text_shaders
-from modrt.runtime import Device, Payload
-from modrt.target import Target
+from modrt._ffi import call
+from modrt.runtime import Device, Module, Payload
+from modrt.target import Target, device_limits
+
+# Where wheels may be installed outside sys.path (pip --target): the
+# toolchain root installs them under /opt/modrt/pip.
+WHEEL_ROOTS: tuple[str, ...] = ("/opt/modrt/pip",)
+# The library's names inside the `wgpu` wheel, as wgpu-py prefers them.
+LIBRARY_NAMES = ("libwgpu_native-release.so", "libwgpu_native.so")
+
+# Properties of a WebGPU adapter that decide what code may be generated for it.
+TARGET_ATTRS = (
+    "adapter_name",
+    "backend",
+    "device_type",
+    "max_storage_buffer_binding_size",
+    "max_storage_buffers_per_shader_stage",
+    "max_uniform_buffer_binding_size",
+)
+
+
+def driver_candidates() -> list[str]:
+    """The `wgpu` package's wgpu-native libraries this interpreter can see,
+    in search order (files that exist; `wgpu` itself is not imported)."""
+    found: list[str] = []
+    for root in [*sys.path, *WHEEL_ROOTS]:
+        resources = Path(root or ".", "wgpu", "resources")
+        for name in LIBRARY_NAMES:
+            path = resources / name
+            if path.is_file() and str(path.resolve()) not in found:
+                found.append(str(path.resolve()))
+    return found
 
 
 def detect_target(dev: Device) -> Target:
-    return Target("webgpu", max_threads_per_block=dev.max_threads_per_block)
+    """A webgpu Target from the adapter's real limits."""
+    return Target(
+        "webgpu",
+        **device_limits(dev),
+        **{name: dev.attr(name) for name in TARGET_ATTRS},
+        supports_float16=bool(dev.attr("supports_float16")),
+    )
 
 
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
@@ -18,5 +72,13 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return text_shaders(source, functions, "wgsl")
 
 
+def pipelines_created(module: Module) -> int:
+    """How many compute pipelines a real webgpu module has created: one per
+    function and launch shape (override constants), reused by later launches."""
+    return call("webgpu.pipelines_created", module)
+
+
 def register_backend() -> None:
     backend.register_in_tree("webgpu", detect_target, codegen)
+    if backend.runtime_status("webgpu").loaded and not os.environ.get("MODRT_WEBGPU_DRIVER_LIBRARY"):
+        call("webgpu.driver_candidates", ":".join(driver_candidates()))

@@ -8,28 +8,16 @@ from __future__ import annotations
 
 import modrt_testing
 
-PROBE = """
-import warnings
-warnings.simplefilter("always")
-import numpy as np, modrt
-assert modrt.backend.runtime_status("vulkan").loaded
-dev = modrt.device("vulkan")
-print("exist:", dev.exist)
-print("reason:", dev.unavailable_reason)
-try:
-    modrt.empty((1,), "float32", device=dev)
-except ValueError as e:
-    print("alloc:", e)
-h = modrt.compile("void one(int* x) { x[0] = 1; }", "cpu", ["one(int32*)"])
-t = modrt.empty((1,), "int32"); h["one"](t)
-assert t.numpy()[0] == 1
+PROBE = modrt_testing.driver_probe(
+    "vulkan",
+    extra="""
 if modrt.backend.runtime_status("opencl").loaded and modrt.device("opencl").exist:
     m = modrt.compile("__kernel void one(__global int* x) { x[0] = 1; }", "opencl", ["one(int32*; blockIdx.x)"])
     d = modrt.empty((1,), "int32", device=modrt.device("opencl")); m["one"](d, 1)
     assert d.numpy()[0] == 1
     print("opencl works")
-print("host works")
-"""
+""",
+)
 
 
 def test_libvulkan_hidden(tmp_path):

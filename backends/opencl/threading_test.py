@@ -4,11 +4,10 @@ kernels at once, each checking its own results."""
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 import modrt
+import modrt_testing
 
 THREADS = 16
 SOURCE = """
@@ -24,23 +23,12 @@ def test_first_calls_and_launches_from_16_threads():
     assert dev.exist, dev.unavailable_reason
     module = modrt.compile(SOURCE, "opencl", ["fill(int32*, int32, int32; blockIdx.x, threadIdx.x)"])
     assert not module.is_fallback
-    barrier = threading.Barrier(THREADS)
-    errors: list[BaseException] = []
 
     def run(i: int) -> None:
-        barrier.wait()
-        try:
-            fill = module.get_function("fill")
-            out = modrt.empty((256,), "int32", dev)
-            for k in range(5):
-                fill(out, i * 1000 + k, 256, 4, 64)
-                np.testing.assert_array_equal(out.numpy(), np.arange(256) + i * 1000 + k)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        fill = module.get_function("fill")
+        out = modrt.empty((256,), "int32", dev)
+        for k in range(5):
+            fill(out, i * 1000 + k, 256, 4, 64)
+            np.testing.assert_array_equal(out.numpy(), np.arange(256) + i * 1000 + k)
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    modrt_testing.run_together(run, THREADS)

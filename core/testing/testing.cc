@@ -1,4 +1,5 @@
-// Registry functions that let tests drive the native side of the registry:
+// Test hooks (libmodrt_testing.so, never in the production core): registry
+// functions that let tests drive the native side of the registry:
 // calling a function object, or a global by name, from C++; and a no-op for
 // measuring call overhead.
 #include "modrt/function.h"

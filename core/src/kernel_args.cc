@@ -1,0 +1,146 @@
+// Kernel arguments marshalled once for every backend: each argument checked
+// against the signature and packed in its C type, then the launch parameters.
+#include <algorithm>
+#include <cstring>
+
+#include "modrt/device.h"
+#include "modrt/payload.h"
+
+namespace modrt {
+
+void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType device_type,
+                    ModrtKernelArgs* k) {
+  const size_t nargs = info.args.size();
+  const size_t expected = nargs + info.launch_tags.size();
+  if (static_cast<size_t>(args.size()) != expected) {
+    Fail("TypeError", info.name, " takes ", nargs, " argument", nargs == 1 ? "" : "s", " and ",
+         info.launch_tags.size(), " launch parameter", info.launch_tags.size() == 1 ? "" : "s",
+         " (", info.ToString(), "), got ", args.size(), " values");
+  }
+  if (k->num_args != static_cast<int64_t>(nargs)) {
+    Fail("ValueError", info.name, ": kernel argument arrays of ", k->num_args, " entries for ",
+         nargs, " arguments");
+  }
+  std::fill(k->slots, k->slots + nargs, 0);
+  std::fill(k->buffers, k->buffers + nargs, nullptr);
+  for (int d = 0; d < 3; ++d) k->grid[d] = k->block[d] = 1;
+  k->dyn_shared_bytes = 0;
+  k->device_id = 0;
+  bool seen_buffer = false;
+  // Pointer arithmetic on device addresses is valid only where they are plain pointers.
+  const bool addressable =
+      device_type == kDLCPU || device_type == kDLCUDA || device_type == kDLROCM;
+  for (size_t i = 0; i < nargs; ++i) {
+    const ArgInfo& a = info.args[i];
+    const int32_t idx = static_cast<int32_t>(i);
+    if (a.is_buffer) {
+      const ModrtValue& v = args[idx];
+      if (v.type_code != kModrtDLTensorPtr &&
+          !(v.type_code == kModrtObject && v.v_obj != nullptr &&
+            static_cast<Object*>(v.v_obj)->type_index() == kModrtObjTensor)) {
+        Fail("TypeError", info.name, ": argument ", i, " must be a tensor of ",
+             DTypeToString(a.dtype), ", got ", TypeCodeName(v.type_code));
+      }
+      const DLTensor* t = args.Tensor(idx);
+      if (!(t->dtype == a.dtype)) {
+        Fail("TypeError", info.name, ": argument ", i, " must be a tensor of ",
+             DTypeToString(a.dtype), ", got a tensor of ", DTypeToString(t->dtype));
+      }
+      if (t->device.device_type != device_type) {
+        const char* kind = DeviceKindName(t->device.device_type);
+        Fail("ValueError", info.name, ": argument ", i, " lives on ",
+             kind ? kind : "an unknown device", ", but this kernel runs on ",
+             DeviceKindName(device_type));
+      }
+      if (t->byte_offset != 0 && !addressable) {
+        Fail("ValueError", info.name, ": argument ", i,
+             " has a byte offset, which this device's buffers cannot express");
+      }
+      if (!seen_buffer) {
+        seen_buffer = true;
+        k->device_id = t->device.device_id;
+      } else if (t->device.device_id != k->device_id) {
+        Fail("ValueError", info.name, ": argument ", i, " lives on ", DeviceKindName(device_type),
+             "(", t->device.device_id, "), but earlier buffers on ", DeviceKindName(device_type),
+             "(", k->device_id, ")");
+      }
+      char* ptr = static_cast<char*>(t->data) + (addressable ? t->byte_offset : 0);
+      std::memcpy(&k->slots[i], &ptr, sizeof(ptr));
+      k->sizes[i] = sizeof(void*);
+      k->buffers[i] = t;
+      continue;
+    }
+    const DLDataType dt = a.dtype;
+    const size_t bytes = (dt.bits / 8) * dt.lanes;
+    if (dt.lanes != 1 || bytes == 0 || bytes > 8) {
+      Fail("TypeError", info.name, ": scalar argument ", i, " of dtype ", DTypeToString(dt),
+           " is not supported");
+    }
+    k->sizes[i] = bytes;
+    auto store = [&](auto value) { std::memcpy(&k->slots[i], &value, sizeof(value)); };
+    try {
+      if (dt.code == kDLFloat && dt.bits == 32) {
+        store(static_cast<float>(args.Float(idx)));
+      } else if (dt.code == kDLFloat && dt.bits == 64) {
+        store(args.Float(idx));
+      } else if (dt.code == kDLInt || dt.code == kDLUInt || dt.code == kDLBool) {
+        int64_t v = args.Int(idx);
+        if (dt.bits == 8) store(static_cast<int8_t>(v));
+        else if (dt.bits == 16) store(static_cast<int16_t>(v));
+        else if (dt.bits == 32) store(static_cast<int32_t>(v));
+        else store(v);
+      } else {
+        Fail("TypeError", "scalar dtype ", DTypeToString(dt), " is not supported");
+      }
+    } catch (const Error& e) {
+      Fail("TypeError", info.name, ": argument ", i, " (", DTypeToString(dt), "): ", e.what());
+    }
+  }
+  for (size_t i = 0; i < nargs; ++i) k->ptrs[i] = &k->slots[i];
+  for (size_t j = 0; j < info.launch_tags.size(); ++j) {
+    const std::string& tag = info.launch_tags[j];
+    const int32_t idx = static_cast<int32_t>(nargs + j);
+    int64_t v = 0;
+    try {
+      v = args.Int(idx);
+    } catch (const Error& e) {
+      Fail("TypeError", info.name, ": launch parameter ", tag, ": ", e.what());
+    }
+    if (v < (tag == "dyn_shared_mem" ? 0 : 1)) {
+      Fail("ValueError", info.name, ": launch parameter ", tag, " must be ",
+           tag == "dyn_shared_mem" ? ">= 0" : ">= 1", ", got ", v);
+    }
+    if (tag == "dyn_shared_mem") {
+      k->dyn_shared_bytes = v;
+    } else {
+      int axis = tag.back() - 'x';
+      (tag[0] == 'b' ? k->grid : k->block)[axis] = v;
+    }
+  }
+}
+
+KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type) {
+  const size_t n = info.args.size();
+  KernelArgs k;
+  k.slots.resize(n);
+  k.ptrs.resize(n);
+  k.sizes.resize(n);
+  k.buffers.resize(n);
+  ModrtKernelArgs c{};
+  c.struct_size = sizeof(c);
+  c.num_args = static_cast<int64_t>(n);
+  c.slots = k.slots.data();
+  c.ptrs = k.ptrs.data();
+  c.sizes = k.sizes.data();
+  c.buffers = k.buffers.data();
+  PackKernelArgs(info, args, device_type, &c);
+  for (int d = 0; d < 3; ++d) {
+    k.launch.grid[d] = c.grid[d];
+    k.launch.block[d] = c.block[d];
+  }
+  k.launch.dyn_shared_bytes = c.dyn_shared_bytes;
+  k.device_id = c.device_id;
+  return k;
+}
+
+}  // namespace modrt

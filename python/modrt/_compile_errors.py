@@ -1,0 +1,44 @@
+"""What modrt.compile and its source checks (_validate) both name: the
+source language of each target, and the error and warning they raise. A
+module of its own so that neither imports the other back."""
+
+from __future__ import annotations
+
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+# Source languages, by target kind, as messages name them.
+LANGUAGE = {
+    "opencl": "OpenCL C",
+    "webgpu": "WGSL",
+    "metal": "Metal Shading Language",
+    "vulkan": "GLSL",
+    "cuda": "CUDA C++",
+    "rocm": "HIP",
+}
+
+
+class CompileError(ValueError):
+    """Kernel source that does not compile, found by `modrt.compile`.
+
+    `target` is the target kind, `functions` the function names the source
+    defines, `filename` the name the messages use, `tool` the checker, and
+    `messages` the checker's diagnostics (file:line:column: error: ...)."""
+
+    def __init__(self, target: str, functions: Sequence[str], filename: str, tool: str, messages: str) -> None:
+        self.target = target
+        self.functions = list(functions)
+        self.filename = filename
+        self.tool = tool
+        self.messages = messages.strip()
+        names = ", ".join(self.functions)
+        super().__init__(
+            f"{LANGUAGE.get(target, target)} of {names} ({filename}) does not compile "
+            f"[{tool}]; nothing was built or exported:\n{self.messages}"
+        )
+
+
+class SourceNotCheckedWarning(RuntimeWarning):
+    """`modrt.compile` could not check this source here (the reason is the message)."""

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The CUDA end-to-end tests (backends/cuda/gpu_test.py: vector add,
+# shared-memory reduction, modules cross-compiled in another process and
+# loaded from bytes) from the wheels, on a GPU machine: no toolchain root, no
+# network, any Python >= 3.10 (3.12 on the GPU machines this project uses).
+#
+#   tools/gpu/cuda_wheels.sh --stage-only   here (needs tools/bazel and PyPI): builds
+#                                           //python:wheels and fills tools/gpu/wheel_stage/
+#   tools/gpu/cuda_wheels.sh --run-only     there: installs the staged wheels into a venv
+#                                           and runs the tests from it
+#   tools/gpu/cuda_wheels.sh --rehearse     like --run-only on a machine without a GPU:
+#                                           checks the install, that the CUDA runtime loads
+#                                           from modrt-cuda and that the staged NVRTC
+#                                           compiles to PTX, and that the device says why
+#                                           it is missing
+#   tools/gpu/cuda_wheels.sh                stage if needed, then run
+#
+# Options: --stage DIR (default tools/gpu/wheel_stage), --python PYTHON (run
+# side, default python3). MODRT_GPU_PYTHONS (stage side, default "3.12") lists
+# the CPython versions to stage numpy for. The stage holds the modrt and
+# modrt-cuda wheels, numpy/absl-py/pytest wheels for those versions, NVRTC
+# (libnvrtc.so.12 and its builtins, xz-compressed: the stage stays under 64
+# MiB), the test files and a MANIFEST. A toolkit's own NVRTC on the GPU
+# machine is preferred (its PTX matches the driver's age); MODRT_NVRTC_LIBRARY
+# picks one.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+workspace="$(cd "${here}/../.." && pwd -P)"
+stage="${here}/wheel_stage"
+python="${PYTHON:-python3}"
+mode=all
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --stage-only) mode=stage; shift ;;
+    --run-only) mode=run; shift ;;
+    --rehearse) mode=rehearse; shift ;;
+    --stage) stage="$(mkdir -p "$2" && cd "$2" && pwd -P)"; shift 2 ;;
+    --python) python="$2"; shift 2 ;;
+    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "cuda_wheels.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf 'cuda_wheels: %s\n' "$*" >&2; }
+die() {
+  say "error: $*"
+  exit 1
+}
+
+do_stage() {
+  local nvrtc_pin
+  nvrtc_pin="$(grep -E '^nvidia-cuda-nvrtc-cu12==' "${workspace}/tools/toolchain/pip-requirements.txt")" ||
+    die "no NVRTC pin in tools/toolchain/pip-requirements.txt"
+  say "building the wheels (tools/bazel build //python:wheels)"
+  (cd "${workspace}" && tools/bazel build //python:wheels) || die "tools/bazel build //python:wheels"
+  rm -rf "${stage}"
+  mkdir -p "${stage}/wheels" "${stage}/nvrtc" "${stage}/tests"
+  cp -L "${workspace}"/bazel-bin/python/wheels/modrt-*.whl "${workspace}"/bazel-bin/python/wheels/modrt_cuda-*.whl \
+    "${stage}/wheels/"
+  local cert=/etc/ssl/certs/ca-certificates.crt
+  [[ -f "${cert}" ]] && export PIP_CERT="${PIP_CERT:-${cert}}"
+  local version
+  for version in ${MODRT_GPU_PYTHONS:-3.12}; do
+    say "downloading numpy, absl-py and pytest for CPython ${version}"
+    python3 -m pip download --quiet --disable-pip-version-check --only-binary=:all: --python-version "${version}" \
+      --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+      -d "${stage}/wheels" numpy absl-py pytest || die "pip download for CPython ${version}"
+  done
+  say "downloading ${nvrtc_pin} and keeping libnvrtc, xz-compressed"
+  local tmp
+  tmp="$(mktemp -d)"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --platform manylinux2014_x86_64 -d "${tmp}" "${nvrtc_pin}" || die "pip download ${nvrtc_pin}"
+  python3 - "${tmp}"/nvidia_cuda_nvrtc_cu12-*.whl "${stage}/nvrtc" <<'EOF'
+import lzma, re, sys, zipfile
+from pathlib import Path
+wheel, out = sys.argv[1], Path(sys.argv[2])
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        base = name.rsplit("/", 1)[-1]
+        if re.fullmatch(r"libnvrtc(-builtins)?\.so\.[0-9.]+", base):
+            (out / (base + ".xz")).write_bytes(lzma.compress(z.read(name), preset=1))
+EOF
+  rm -rf "${tmp}"
+  cp "${workspace}/backends/cuda/gpu_test.py" "${workspace}/tests/modrt_testing.py" "${stage}/tests/"
+  {
+    echo "staged $(date -u +%FT%TZ) from $(cd "${workspace}" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "${nvrtc_pin}"
+    (cd "${stage}" && find . -type f -printf '%s %p\n' | sort -k2)
+  } >"${stage}/MANIFEST"
+  say "stage: ${stage} ($(du -sh "${stage}" | cut -f1)); copy it to the GPU machine and run --run-only there"
+}
+
+# Installs the stage into a venv of ${python}; prints the venv's python.
+install() {
+  [[ -f "${stage}/MANIFEST" ]] || die "no stage at ${stage}: run --stage-only where tools/bazel works, and copy it here"
+  "${python}" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+    die "$("${python}" --version 2>&1): modrt's wheel needs CPython >= 3.10"
+  local venv="${TMPDIR:-/tmp}/modrt-cuda-wheels-venv"
+  rm -rf "${venv}"
+  local args=(install --quiet --disable-pip-version-check --no-index --find-links "${stage}/wheels"
+    modrt modrt-cuda numpy pytest)
+  if "${python}" -m venv "${venv}" >&2 2>/dev/null && "${venv}/bin/python" -m pip --version >/dev/null 2>&1; then
+    "${venv}/bin/python" -m pip "${args[@]}" >&2 || die "pip install from ${stage}/wheels"
+  else
+    # No ensurepip (Debian without python3-venv): a venv without pip, filled by the system pip.
+    rm -rf "${venv}"
+    "${python}" -m venv --without-pip "${venv}" || die "${python} -m venv"
+    "${python}" -m pip --python "${venv}/bin/python" "${args[@]}" >&2 ||
+      die "neither the venv nor ${python} has a pip that can install the wheels"
+  fi
+  local site
+  site="$("${venv}/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  if [[ -z "${MODRT_NVRTC_LIBRARY:-}" ]]; then
+    local system_nvrtc
+    system_nvrtc="$( (ldconfig -p 2>/dev/null | awk '/libnvrtc\.so\.12 /{print $NF; exit}') || true)"
+    for candidate in "${system_nvrtc}" /usr/local/cuda/lib64/libnvrtc.so.12; do
+      if [[ -n "${candidate}" && -e "${candidate}" ]]; then
+        export MODRT_NVRTC_LIBRARY="${candidate}"
+        break
+      fi
+    done
+  fi
+  if [[ -z "${MODRT_NVRTC_LIBRARY:-}" ]]; then
+    # Where the nvidia-cuda-nvrtc-cu12 wheel puts it: modrt finds it on sys.path.
+    "${venv}/bin/python" - "${stage}/nvrtc" "${site}/nvidia/cuda_nvrtc/lib" <<'EOF'
+import lzma, sys
+from pathlib import Path
+src, dest = Path(sys.argv[1]), Path(sys.argv[2])
+dest.mkdir(parents=True, exist_ok=True)
+for packed in src.glob("*.xz"):
+    (dest / packed.stem).write_bytes(lzma.decompress(packed.read_bytes()))
+EOF
+  fi
+  say "NVRTC: ${MODRT_NVRTC_LIBRARY:-staged ($(sed -n 2p "${stage}/MANIFEST"))}"
+  echo "${venv}/bin/python"
+}
+
+# What the tests run from: the wheels, not a checkout.
+describe() {
+  "$1" - <<'EOF'
+import sys
+import modrt
+s = modrt.backend.runtime_status("cuda")
+print(f"cuda_wheels: Python {sys.version.split()[0]}, modrt {modrt.__version__} from {modrt.__file__}", file=sys.stderr)
+print(f"cuda_wheels: CUDA runtime loaded={s.loaded} from {s.origin}: {s.path}", file=sys.stderr)
+sys.exit(0 if s.loaded and s.origin.startswith("wheel modrt-cuda") else 1)
+EOF
+}
+
+do_run() {
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader || true
+  else
+    say "nvidia-smi not found; the tests will report whether libcuda.so.1 loads"
+  fi
+  local vpython
+  vpython="$(install)"
+  describe "${vpython}" || die "the CUDA runtime did not load from the modrt-cuda wheel"
+  cd "${stage}/tests"
+  exec env -u PYTHONPATH "${vpython}" -m pytest -p no:cacheprovider -v -rs gpu_test.py
+}
+
+do_rehearse() {
+  local vpython
+  vpython="$(install)"
+  describe "${vpython}" || die "the CUDA runtime did not load from the modrt-cuda wheel"
+  cd "${stage}/tests"
+  env -u PYTHONPATH "${vpython}" - <<'EOF'
+import sys
+import modrt
+from gpu_test import KERNELS, SIGNATURES
+mod = modrt.compile(KERNELS, "cuda", SIGNATURES)
+ptx = mod.inspect_source()
+assert not mod.is_fallback and ptx.lstrip().startswith("//") and ".entry vadd" in ptx, ptx[:200]
+dev = modrt.device("cuda")
+assert not dev.exist and "libcuda" in dev.unavailable_reason, dev.unavailable_reason
+print(f"cuda_wheels: rehearsal passed: the staged NVRTC compiled {len(ptx)} bytes of PTX; "
+      f"no GPU here ({dev.unavailable_reason[:60]}...)", file=sys.stderr)
+EOF
+}
+
+case "${mode}" in
+  stage) do_stage ;;
+  run) do_run ;;
+  rehearse) do_rehearse ;;
+  all)
+    [[ -f "${stage}/MANIFEST" ]] || do_stage
+    do_run
+    ;;
+esac
