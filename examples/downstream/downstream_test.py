@@ -6,11 +6,11 @@ import os
 import sys
 from pathlib import Path
 
-import modrt_example_backend
 import numpy as np
 import pytest
 
 import modrt
+import modrt_example_backend
 
 VADD = """
 __kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {

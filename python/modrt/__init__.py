@@ -29,7 +29,8 @@ from .runtime import (
     load_module_from_bytes,
     tensor,
 )
-from ._compile import CompileError, SourceNotCheckedWarning, compile
+from ._compile import compile
+from ._compile_errors import CompileError, SourceNotCheckedWarning
 from . import backend, target
 
 if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":

@@ -8,11 +8,6 @@ from collections.abc import Mapping, Sequence
 from ._ffi import call
 from .runtime import Payload
 
-# Names for annotations only: `typing` costs milliseconds at `import modrt`.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    pass
-
 Source = str | bytes | Mapping[str, str | bytes]
 
 

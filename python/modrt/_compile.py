@@ -8,11 +8,6 @@ from ._ffi import call
 from .runtime import Module, Payload
 from .target import Target
 
-# Names for annotations only: `typing` costs milliseconds at `import modrt`.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    pass
-
 # A codegen driver turns source and signatures into a payload.
 CodegenDriver = Callable[[str | bytes, Sequence[str], Target], Payload]
 _DRIVERS: dict[str, CodegenDriver] = {}

@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import os
 
-# Names for annotations only: `typing` costs milliseconds at `import modrt`.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    pass
-
 # Paths are strings here: pathlib costs milliseconds of import time.
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
