@@ -173,22 +173,17 @@ Device& Workspace::device(int id) {
   return devices_[id];
 }
 
-// Waits for everything submitted to the device; recycles what it held.
 void Workspace::Drain(Device& d) {
   std::lock_guard lock(*d.mu);
   Retire(d, /*wait=*/true);
 }
 
-// Drain, and forget what slots remember: a buffer or pipeline is about to be
-// destroyed, and its handle may be reused for another object.
 void Workspace::DrainAndInvalidate(Device& d) {
   std::lock_guard lock(*d.mu);
   Retire(d, /*wait=*/true);
   ++d.generation;
 }
 
-// Moves finished submissions to the free list; with `wait`, waits for all of
-// them first. Callers hold d.mu.
 void Workspace::Retire(Device& d, bool wait) {
   if (d.in_flight.empty()) return;
   std::vector<VkFence> fences;
@@ -226,7 +221,6 @@ void Workspace::Retire(Device& d, bool wait) {
   MODRT_VK_CHECK(reset, "resetting fences");
 }
 
-// A free slot (recycled when there is one), its fence unsignaled. Callers hold d.mu.
 Slot Workspace::AcquireSlot(Device& d) {
   if (!d.free.empty()) {
     Slot s = std::move(d.free.back());
@@ -250,8 +244,6 @@ Slot Workspace::AcquireSlot(Device& d) {
   return s;
 }
 
-// Returns a slot that was not submitted (its fence unsignaled) to the free
-// list, forgetting its recording. Callers hold d.mu.
 void Workspace::ReleaseUnsubmitted(Device& d, Slot& s) {
   s.recorded = false;
   s.set = VK_NULL_HANDLE;  // may be half written
@@ -337,8 +329,6 @@ std::string Workspace::Init() {
   return "";
 }
 
-// Creates the logical device with every feature the shaders may need that
-// the device supports. Empty on success, else why the device is skipped.
 std::string Workspace::OpenDevice(VkPhysicalDevice p, Device* d) {
   d->physical = p;
   Capabilities& caps = d->caps;

@@ -30,11 +30,13 @@ void InitPlugin() {
   RegisterDeviceAPI(kBackendIdentity.name, &VulkanDeviceAPIInstance());
   // How many compute pipelines a module has created: launches of one kernel
   // with one launch shape reuse one pipeline.
-  RegisterGlobal("vulkan.pipelines_created", &PipelinesCreated);
+  RegisterGlobal("vulkan.pipelines_created",
+                 [](const Args& args, Ret* ret) { PipelinesCreated(args, ret); });
   // How many launch slots (command buffer, fence, descriptor pool) a device
   // has created: launches recycle them, so this stays at the most launches
   // ever in flight at once.
-  RegisterGlobal("vulkan.launch_slots_created", &LaunchSlotsCreated);
+  RegisterGlobal("vulkan.launch_slots_created",
+                 [](const Args& args, Ret* ret) { LaunchSlotsCreated(args, ret); });
 }
 
 }  // namespace
