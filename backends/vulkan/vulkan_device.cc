@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "backend_identity.h"
+
 namespace modrt {
 namespace vulkan {
 

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "backend_identity.h"
 #include "modrt/driver.h"
 #include "modrt/plugin.h"
 #include "vulkan_api.h"
