@@ -83,7 +83,7 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
     if (!ok()) plugin::Fail("ValueError", "webgpu(", id, ") does not exist: ", reason());
     if (id != 0)
       plugin::Fail("ValueError", "webgpu(", id,
-           ") does not exist: wgpu-native gives modrt one adapter, webgpu(0)");
+                   ") does not exist: wgpu-native gives modrt one adapter, webgpu(0)");
   }
 
   // Guards the queue: the batch of launches being recorded, its submission,

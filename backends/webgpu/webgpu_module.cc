@@ -166,8 +166,8 @@ void WebGpuModule::Compile(Workspace& ws, const FunctionInfo& info) {
     }
     if (all_fixed && threads > limits.maxComputeInvocationsPerWorkgroup) {
       Fail("ValueError", info.name, ": a workgroup of ", threads,
-           " invocations exceeds the adapter's limit of ",
-           limits.maxComputeInvocationsPerWorkgroup, " (", ws.info().name, ")");
+           " invocations exceeds the adapter's limit of ", limits.maxComputeInvocationsPerWorkgroup,
+           " (", ws.info().name, ")");
     }
     if (k.has_dyn_shared_override) {
       bool declared = false;
@@ -215,8 +215,7 @@ void WebGpuModule::Compile(Workspace& ws, const FunctionInfo& info) {
     sd.label = View(info.name);
     k.shader = api.wgpuDeviceCreateShaderModule(ws.device(), &sd);
   });
-  if (!error.empty())
-    Fail("ValueError", "the WGSL of '", info.name, "' does not compile: ", error);
+  if (!error.empty()) Fail("ValueError", "the WGSL of '", info.name, "' does not compile: ", error);
   if (entry == nullptr) {
     Fail("ValueError", "the WGSL of '", info.name, "' has no @compute entry point");
   }
@@ -266,7 +265,7 @@ WebGpuModule::Key WebGpuModule::KeyOf(const Kernel& k, const LaunchConfig& launc
 }
 
 const Pipeline& WebGpuModule::CreatePipeline(Workspace& ws, const Kernel& k, const Key& key,
-                                           const LaunchConfig& launch) {
+                                             const LaunchConfig& launch) {
   const WgpuApi& api = ws.api();
   std::vector<std::string> names;
   std::vector<WGPUConstantEntry> constants;
@@ -407,8 +406,8 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
       cache.next_slot = 0;
       cache.has_last = false;
     }
-    const bool same = cache.has_last &&
-                      std::memcmp(cache.last_uniform.data(), uniform, kernel.uniform.size) == 0;
+    const bool same =
+        cache.has_last && std::memcmp(cache.last_uniform.data(), uniform, kernel.uniform.size) == 0;
     if (same) {
       offset = cache.last_offset;
     } else {
@@ -425,8 +424,7 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
       cache.last_uniform.assign(uniform, uniform + kernel.uniform.size);
     }
   }
-  WGPUComputePassEncoder pass =
-      api.wgpuCommandEncoderBeginComputePass(ws.PendingLocked(), nullptr);
+  WGPUComputePassEncoder pass = api.wgpuCommandEncoderBeginComputePass(ws.PendingLocked(), nullptr);
   api.wgpuComputePassEncoderSetPipeline(pass, pipeline);
   api.wgpuComputePassEncoderSetBindGroup(pass, 0, cache.group, kernel.uniform.size > 0 ? 1 : 0,
                                          &offset);
@@ -442,7 +440,8 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
 }
 
 WGPUComputePipeline WebGpuModule::GetPipeline(Workspace& ws, const Kernel& kernel,
-                                              const FunctionInfo& info, const LaunchConfig& launch) {
+                                              const FunctionInfo& info,
+                                              const LaunchConfig& launch) {
   std::array<bool, 3> launched{};
   for (const std::string& tag : info.launch_tags) {
     if (tag.rfind("threadIdx.", 0) == 0) launched[tag.back() - 'x'] = true;

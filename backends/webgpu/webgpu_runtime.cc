@@ -16,7 +16,8 @@
 //
 // Launches are recorded into one command encoder and submitted in batches (by
 // sync, a host copy, or kMaxBatch launches); each launch's scalars have a slot
-// of their own in the kernel's uniform ring.//
+// of their own in the kernel's uniform ring.
+//
 // The parts: webgpu_device.{h,cc} (wgpu-native's adapter, device and queue,
 // the launch batch, buffers, the DeviceAPI), webgpu_module.{h,cc} (shader
 // modules, pipelines, bind groups, launches), wgsl_scan.{h,cc} (what a shader
