@@ -1,8 +1,9 @@
 """modrt.backend.webgpu: WGSL codegen, and the wgpu-native library for the runtime.
 
-The runtime (backends/webgpu/webgpu_runtime.cc, docs/WEBGPU.md) runs WGSL on
-wgpu-native, the library inside the `wgpu` package, which it dlopens. This hook
-finds that library without importing `wgpu` and hands the paths to the runtime:
+The runtime (backends/webgpu/: webgpu_device.cc opens the library and the
+device, webgpu_module.cc runs modules; docs/WEBGPU.md) runs WGSL on wgpu-native,
+the library inside the `wgpu` package, which it dlopens. This hook finds that
+library without importing `wgpu` and hands the paths to the runtime:
 MODRT_WEBGPU_DRIVER_LIBRARY overrides everything (the runtime reads it itself);
 otherwise wgpu/resources/libwgpu_native*.so under each sys.path entry and
 WHEEL_ROOTS, then the runtime's own list (the same roots, PYTHONPATH, and the

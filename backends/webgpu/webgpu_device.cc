@@ -1,0 +1,410 @@
+// The WebGPU runtime's device (webgpu_device.h): opening wgpu-native's
+// adapter and device, and the DeviceAPI of webgpu(0): attributes, storage
+// buffers, copies to and from the host, sync.
+#include "webgpu_device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "modrt/driver.h"
+#include "modrt/plugin.h"
+#include "wgpu_native.h"
+
+namespace modrt {
+namespace webgpu {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
+
+namespace {
+
+const char* BackendName(WGPUBackendType type) {
+  switch (type) {
+    case WGPUBackendType_Null: return "null";
+    case WGPUBackendType_WebGPU: return "webgpu";
+    case WGPUBackendType_D3D11: return "d3d11";
+    case WGPUBackendType_D3D12: return "d3d12";
+    case WGPUBackendType_Metal: return "metal";
+    case WGPUBackendType_Vulkan: return "vulkan";
+    case WGPUBackendType_OpenGL: return "opengl";
+    case WGPUBackendType_OpenGLES: return "opengles";
+    default: return "undefined";
+  }
+}
+
+const char* AdapterTypeName(WGPUAdapterType type) {
+  switch (type) {
+    case WGPUAdapterType_DiscreteGPU: return "discrete_gpu";
+    case WGPUAdapterType_IntegratedGPU: return "integrated_gpu";
+    case WGPUAdapterType_CPU: return "cpu";
+    default: return "unknown";
+  }
+}
+
+// A multi-line wgpu message ("Validation Error\n\nCaused by:\n  ...") on one line.
+std::string OneLine(const std::string& message) {
+  std::string out;
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == std::string::npos) end = message.size();
+    std::string line = message.substr(start, end - start);
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first != std::string::npos) {
+      line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+      out += (out.empty() ? "" : " ") + line;
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+// The paths SetDriverCandidates() was given.
+struct PythonCandidates {
+  std::mutex mu;
+  std::vector<std::string> paths;
+};
+PythonCandidates& Candidates() {
+  static PythonCandidates* c = std::make_unique<PythonCandidates>().release();
+  return *c;
+}
+
+}  // namespace
+
+const char* ErrorTypeName(WGPUErrorType type) {
+  switch (type) {
+    case WGPUErrorType_Validation: return "validation error";
+    case WGPUErrorType_OutOfMemory: return "out of memory";
+    case WGPUErrorType_Internal: return "internal error";
+    default: return "error";
+  }
+}
+
+std::mutex& CallbackMutex() {
+  static std::mutex* mu = std::make_unique<std::mutex>().release();
+  return *mu;
+}
+
+void SetDriverCandidates(std::vector<std::string> paths) {
+  std::lock_guard lock(Candidates().mu);
+  Candidates().paths = std::move(paths);
+}
+
+std::string Workspace::Init() {
+  std::vector<std::string> python;
+  {
+    std::lock_guard lock(Candidates().mu);
+    python = Candidates().paths;
+  }
+  std::string why = LoadWgpuNative(DriverCandidates(python), &lib_, &api_, &library_);
+  if (!why.empty()) return why;
+  const uint32_t v = api_.wgpuGetVersion();
+  version_ = StrCat(v >> 24, ".", (v >> 16) & 0xff, ".", (v >> 8) & 0xff, ".", v & 0xff);
+  const std::string lib = StrCat("wgpu-native ", version_, " (", library_, ")");
+
+  instance_ = api_.wgpuCreateInstance(nullptr);
+  if (instance_ == nullptr) return lib + " could not create an instance";
+
+  struct AdapterResult {
+    std::atomic<bool> done{false};
+    WGPURequestAdapterStatus status = WGPURequestAdapterStatus_Error;
+    WGPUAdapter adapter = nullptr;
+    std::string message;
+  } ar;
+  WGPURequestAdapterOptions options{};
+  options.powerPreference = WGPUPowerPreference_HighPerformance;
+  WGPURequestAdapterCallbackInfo acb{};
+  acb.mode = WGPUCallbackMode_AllowSpontaneous;
+  acb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+                    void* r, void*) {
+    auto* out = static_cast<AdapterResult*>(r);
+    out->status = status;
+    out->adapter = adapter;
+    out->message = ToString(message);
+    out->done = true;
+  };
+  acb.userdata1 = &ar;
+  api_.wgpuInstanceRequestAdapter(instance_, &options, acb);
+  for (int spin = 0; !ar.done && spin < 1000; ++spin) api_.wgpuInstanceProcessEvents(instance_);
+  if (!ar.done || ar.status != WGPURequestAdapterStatus_Success || ar.adapter == nullptr) {
+    return StrCat(
+        lib, " found no adapter: ", ar.message.empty() ? "no reason given" : OneLine(ar.message),
+        "; is a Vulkan driver (Mesa's lavapipe: mesa-vulkan-drivers) installed?");
+  }
+  adapter_ = ar.adapter;
+
+  WGPUAdapterInfo ai{};
+  if (api_.wgpuAdapterGetInfo(adapter_, &ai) == WGPUStatus_Success) {
+    info_.name = ToString(ai.device);
+    info_.vendor = ToString(ai.vendor);
+    info_.architecture = ToString(ai.architecture);
+    info_.description = ToString(ai.description);
+    info_.backend = ai.backendType;
+    info_.type = ai.adapterType;
+    info_.vendor_id = ai.vendorID;
+    info_.device_id = ai.deviceID;
+    info_.subgroup_min = ai.subgroupMinSize;
+    info_.subgroup_max = ai.subgroupMaxSize;
+    api_.wgpuAdapterInfoFreeMembers(ai);
+  }
+  WGPULimits adapter_limits{};
+  if (api_.wgpuAdapterGetLimits(adapter_, &adapter_limits) != WGPUStatus_Success) {
+    return StrCat(lib, ": cannot read the limits of adapter ", info_.name);
+  }
+
+  // The device gets everything the adapter offers: its limits, not
+  // WebGPU's defaults, and f16 where there is such.
+  std::vector<WGPUFeatureName> features;
+  if (api_.wgpuAdapterHasFeature(adapter_, WGPUFeatureName_ShaderF16))
+    features.push_back(WGPUFeatureName_ShaderF16);
+  WGPUDeviceDescriptor dd{};
+  dd.label = View(kLabel);
+  dd.requiredFeatureCount = features.size();
+  dd.requiredFeatures = features.data();
+  dd.requiredLimits = &adapter_limits;
+  dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  dd.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
+                                          WGPUStringView message, void* self, void*) {
+    if (reason == WGPUDeviceLostReason_Destroyed ||
+        reason == WGPUDeviceLostReason_CallbackCancelled)
+      return;
+    static_cast<Workspace*>(self)->Record(StrCat("the device was lost: ", ToString(message)));
+  };
+  dd.deviceLostCallbackInfo.userdata1 = this;
+  dd.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
+                                               WGPUStringView message, void* self, void*) {
+    static_cast<Workspace*>(self)->Record(StrCat(ErrorTypeName(type), ": ", ToString(message)));
+  };
+  dd.uncapturedErrorCallbackInfo.userdata1 = this;
+  struct DeviceResult {
+    std::atomic<bool> done{false};
+    WGPURequestDeviceStatus status = WGPURequestDeviceStatus_Error;
+    WGPUDevice device = nullptr;
+    std::string message;
+  } dr;
+  WGPURequestDeviceCallbackInfo dcb{};
+  dcb.mode = WGPUCallbackMode_AllowSpontaneous;
+  dcb.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message,
+                    void* r, void*) {
+    auto* out = static_cast<DeviceResult*>(r);
+    out->status = status;
+    out->device = device;
+    out->message = ToString(message);
+    out->done = true;
+  };
+  dcb.userdata1 = &dr;
+  api_.wgpuAdapterRequestDevice(adapter_, &dd, dcb);
+  for (int spin = 0; !dr.done && spin < 1000; ++spin) api_.wgpuInstanceProcessEvents(instance_);
+  if (!dr.done || dr.status != WGPURequestDeviceStatus_Success || dr.device == nullptr) {
+    return StrCat(lib, " could not open a device on adapter ", info_.name, ": ",
+                  OneLine(dr.message));
+  }
+  device_ = dr.device;
+  queue_ = api_.wgpuDeviceGetQueue(device_);
+  if (api_.wgpuDeviceGetLimits(device_, &info_.limits) != WGPUStatus_Success)
+    info_.limits = adapter_limits;
+  info_.limits.nextInChain = nullptr;
+  info_.float16 = api_.wgpuDeviceHasFeature(device_, WGPUFeatureName_ShaderF16);
+  return "";
+}
+
+void Workspace::Record(std::string message) {
+  std::lock_guard lock(error_mu_);
+  if (uncaptured_.empty()) uncaptured_ = std::move(message);
+  has_uncaptured_.store(true, std::memory_order_release);
+}
+
+namespace {
+
+uint64_t NextBufferId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
+uint64_t RoundUp4(uint64_t n) { return (n + 3) / 4 * 4; }
+
+class WebGpuDeviceAPI final : public DeviceAPI {
+ public:
+  int DeviceCount() override { return Workspace::Get().count(); }
+  std::string UnavailableReason() override {
+    Workspace& ws = Workspace::Get();
+    return ws.ok() ? "" : ws.reason();
+  }
+  void GetAttr(int id, std::string_view name, Ret* ret) override {
+    Workspace& ws = Workspace::Get();
+    ws.Require(id);
+    const AdapterInfo& a = ws.info();
+    const WGPULimits& l = a.limits;
+    if (name == "name" || name == "device_name" || name == "adapter_name")
+      return ret->SetStr(a.name);
+    if (name == "vendor") return ret->SetStr(a.vendor);
+    if (name == "architecture") return ret->SetStr(a.architecture);
+    if (name == "description" || name == "driver_description") return ret->SetStr(a.description);
+    if (name == "backend") return ret->SetStr(BackendName(a.backend));
+    if (name == "device_type" || name == "adapter_type")
+      return ret->SetStr(AdapterTypeName(a.type));
+    if (name == "vendor_id") return ret->SetInt(a.vendor_id);
+    if (name == "wgpu_native_version" || name == "compute_version")
+      return ret->SetStr(ws.version());
+    if (name == "driver_library") return ret->SetStr(ws.library());
+    if (name == "max_threads_per_block" || name == "max_compute_invocations_per_workgroup") {
+      return ret->SetInt(l.maxComputeInvocationsPerWorkgroup);
+    }
+    if (name == "max_shared_memory_per_block" || name == "max_compute_workgroup_storage_size") {
+      return ret->SetInt(l.maxComputeWorkgroupStorageSize);
+    }
+    if (name == "warp_size" || name == "thread_warp_size")
+      return ret->SetInt(a.subgroup_min ? a.subgroup_min : 1);
+    if (name == "max_storage_buffer_binding_size")
+      return ret->SetInt(static_cast<int64_t>(l.maxStorageBufferBindingSize));
+    if (name == "max_storage_buffers_per_shader_stage")
+      return ret->SetInt(l.maxStorageBuffersPerShaderStage);
+    if (name == "max_uniform_buffer_binding_size")
+      return ret->SetInt(static_cast<int64_t>(l.maxUniformBufferBindingSize));
+    if (name == "max_buffer_size") return ret->SetInt(static_cast<int64_t>(l.maxBufferSize));
+    if (name == "max_compute_workgroups_per_dimension")
+      return ret->SetInt(l.maxComputeWorkgroupsPerDimension);
+    if (name == "supports_float16") return ret->SetInt(a.float16 ? 1 : 0);
+    const uint32_t sizes[3] = {l.maxComputeWorkgroupSizeX, l.maxComputeWorkgroupSizeY,
+                               l.maxComputeWorkgroupSizeZ};
+    static const char* const kAxes[] = {"x", "y", "z"};
+    for (int d = 0; d < 3; ++d) {
+      if (name == StrCat("max_block_dim_", kAxes[d]) ||
+          name == StrCat("max_compute_workgroup_size_", kAxes[d])) {
+        return ret->SetInt(sizes[d]);
+      }
+      if (name == StrCat("max_grid_dim_", kAxes[d]))
+        return ret->SetInt(l.maxComputeWorkgroupsPerDimension);
+    }
+  }
+  void* Alloc(int id, size_t nbytes) override {
+    Workspace& ws = Workspace::Get();
+    ws.Require(id);
+    const WGPULimits& l = ws.info().limits;
+    const uint64_t size = RoundUp4(std::max<uint64_t>(nbytes, 4));
+    if (size > l.maxBufferSize) {
+      Fail("ValueError", "webgpu(", id, "): a buffer of ", nbytes,
+           " bytes exceeds the adapter's limit of ", l.maxBufferSize);
+    }
+    WGPUBufferDescriptor d{};
+    d.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+    d.size = size;
+    auto buf = std::make_unique<Buffer>();
+    buf->size = size;
+    buf->id = NextBufferId();
+    std::string error =
+        ws.Scoped([&] { buf->buffer = ws.api().wgpuDeviceCreateBuffer(ws.device(), &d); });
+    if (buf->buffer == nullptr || !error.empty()) {
+      if (buf->buffer) ws.api().wgpuBufferRelease(buf->buffer);
+      Fail("RuntimeError", "webgpu(", id, "): allocation of ", nbytes, " bytes failed: ", error);
+    }
+    return buf.release();
+  }
+  void Free(int id, void* ptr) override {
+    std::unique_ptr<Buffer> buf(static_cast<Buffer*>(ptr));
+    Workspace& ws = Workspace::Get();
+    ws.Require(id);
+    // wgpu keeps the buffer alive for work already submitted that uses it.
+    ws.api().wgpuBufferRelease(buf->buffer);
+  }
+  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    ws.Require(t->device.device_id);
+    const auto* buf = static_cast<const Buffer*>(t->data);
+    const uint64_t offset = t->byte_offset;
+    CheckRange(*buf, offset, nbytes, "copy into");
+    std::lock_guard lock(ws.submit_mu());
+    // The write must land after the launches before it: submit them first.
+    ws.FlushLocked();
+    if (nbytes % 4 == 0) {
+      ws.api().wgpuQueueWriteBuffer(ws.queue(), buf->buffer, offset, src, nbytes);
+    } else {
+      // Writes are whole 4-byte words: the tail is padded with zeros (the
+      // allocation is rounded up, so the padding lies past the tensor).
+      std::vector<uint8_t> padded(RoundUp4(nbytes), 0);
+      std::memcpy(padded.data(), src, nbytes);
+      ws.api().wgpuQueueWriteBuffer(ws.queue(), buf->buffer, offset, padded.data(), padded.size());
+    }
+  }
+  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    ws.Require(t->device.device_id);
+    const WgpuApi& api = ws.api();
+    const auto* buf = static_cast<const Buffer*>(t->data);
+    const uint64_t offset = t->byte_offset;
+    CheckRange(*buf, offset, nbytes, "copy from");
+    const uint64_t size = RoundUp4(nbytes);
+    WGPUBufferDescriptor d{};
+    d.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+    d.size = size;
+    WGPUBuffer staging = api.wgpuDeviceCreateBuffer(ws.device(), &d);
+    if (staging == nullptr)
+      Fail("RuntimeError", "webgpu: cannot create a staging buffer of ", size, " bytes");
+    struct Release {
+      const WgpuApi& api;
+      WGPUBuffer b;
+      ~Release() { api.wgpuBufferRelease(b); }
+    } release{api, staging};
+    {
+      std::lock_guard lock(ws.submit_mu());
+      api.wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), buf->buffer, offset, staging, 0,
+                                               size);
+      ws.FlushLocked();  // with the launches before it
+    }
+    // (status, message); another thread's poll may deliver it.
+    CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>> mapped_result;
+    WGPUBufferMapCallbackInfo cb{};
+    cb.mode = WGPUCallbackMode_AllowSpontaneous;
+    cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* r, void*) {
+      static_cast<CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>>*>(r)->Set(
+          {status, ToString(message)});
+    };
+    cb.userdata1 = &mapped_result;
+    api.wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, size, cb);
+    while (!mapped_result.Done()) api.wgpuDevicePoll(ws.device(), 1, nullptr);
+    const auto [map_status, map_message] = mapped_result.Take();
+    if (map_status != WGPUMapAsyncStatus_Success) {
+      Fail("RuntimeError", "webgpu: reading ", nbytes, " bytes back failed: ", map_message);
+    }
+    const void* mapped = api.wgpuBufferGetConstMappedRange(staging, 0, size);
+    if (mapped == nullptr) Fail("RuntimeError", "webgpu: the staging buffer did not map");
+    std::memcpy(dst, mapped, nbytes);
+    api.wgpuBufferUnmap(staging);
+    if (std::string e = ws.TakeUncapturedError(); !e.empty()) Fail("RuntimeError", "webgpu: ", e);
+  }
+  void Sync(int id) override {
+    Workspace& ws = Workspace::Get();
+    ws.Require(id);
+    ws.Drain();
+    if (std::string e = ws.TakeUncapturedError(); !e.empty()) Fail("RuntimeError", "webgpu: ", e);
+  }
+
+ private:
+  static void CheckRange(const Buffer& buf, uint64_t offset, size_t nbytes, const char* what) {
+    if (offset % 4 != 0)
+      Fail("ValueError", "webgpu: cannot ", what, " a tensor at byte offset ", offset,
+           " (not a multiple of 4)");
+    if (offset + RoundUp4(nbytes) > buf.size) {
+      Fail("ValueError", "webgpu: ", what, " ", nbytes, " bytes at offset ", offset,
+           " overruns a buffer of ", buf.size);
+    }
+  }
+};
+
+}  // namespace
+
+DeviceAPI* GetDeviceAPI() {
+  static WebGpuDeviceAPI api;
+  return &api;
+}
+
+}  // namespace webgpu
+}  // namespace modrt
