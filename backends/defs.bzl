@@ -18,6 +18,9 @@ BACKENDS = ["cuda", "rocm", "metal", "vulkan", "opencl", "hexagon", "webgpu"]
 
 ALL_FALLBACKS = ["//backends/%s:fallback" % b for b in BACKENDS]
 
+# The runtime DSOs export modrt_plugin_init and nothing else.
+_PLUGIN_EXPORTS = Label("//backends:plugin_exports.lds")
+
 def runtime_selected(backend):
     """The config_setting that is true when `backend`'s runtime is selected.
 
@@ -265,7 +268,9 @@ def modrt_backend(
     cc_binary(
         name = dso,
         srcs = runtime_srcs,
+        additional_linker_inputs = [_PLUGIN_EXPORTS],
         copts = MODRT_COPTS,
+        linkopts = ["-Wl,--version-script=$(location %s)" % _PLUGIN_EXPORTS],
         linkshared = True,
         # Built only when selected: `bazel build //...` with the flag off
         # neither builds nor ships it.
