@@ -328,8 +328,9 @@ class WebGpuDeviceAPI final : public DeviceAPI {
     } else {
       // Writes are whole 4-byte words: the tail is padded with zeros (the
       // allocation is rounded up, so the padding lies past the tensor).
-      std::vector<uint8_t> padded(RoundUp4(nbytes), 0);
-      std::memcpy(padded.data(), src, nbytes);
+      const auto* bytes = static_cast<const uint8_t*>(src);
+      std::vector<uint8_t> padded(bytes, bytes + nbytes);
+      padded.resize(RoundUp4(nbytes), 0);
       ws.api().wgpuQueueWriteBuffer(ws.queue(), buf->buffer, offset, padded.data(), padded.size());
     }
   }
