@@ -4,6 +4,7 @@
 #include "backends/cuda/nvrtc.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/stat.h>
 
 #include <cctype>
@@ -46,6 +47,8 @@ struct Nvrtc::Api {
 namespace {
 
 constexpr const char* kSonames[] = {"libnvrtc.so.12", "libnvrtc.so"};
+// Where the nvidia-cuda-nvrtc wheel puts them, under a package root.
+constexpr const char* kWheelDir = "/nvidia/cuda_nvrtc/lib/";
 
 template <typename... Parts>
 std::string StrCat(const Parts&... parts) {
@@ -92,13 +95,26 @@ std::string Find(const std::vector<std::string>& package_roots, std::string* why
   const char* chosen = std::getenv("MODRT_NVRTC_LIBRARY");
   if (chosen != nullptr && *chosen != '\0') return chosen;
   for (const std::string& root : package_roots) {
-    const std::string lib = (root.empty() ? std::string(".") : root) + "/nvidia/cuda_nvrtc/lib/";
+    const std::string lib = (root.empty() ? std::string(".") : root) + kWheelDir;
     for (const char* name : kSonames) {
       if (IsFile(lib + name)) return lib + name;
     }
   }
   std::string tried;
   for (const char* name : kSonames) {
+    // A library loaded earlier from a wheel answers to its soname too: that
+    // is not one on the loader's path, and a search without that wheel
+    // (package_roots changed) must not find it.
+    if (void* loaded = dlopen(name, RTLD_LAZY | RTLD_NOLOAD)) {
+      struct link_map* map = nullptr;
+      const bool from_wheel = dlinfo(loaded, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr &&
+                              std::string(map->l_name).find(kWheelDir) != std::string::npos;
+      dlclose(loaded);
+      if (from_wheel) {
+        tried += StrCat(tried.empty() ? "" : "; ", name, ": only loaded from a wheel not searched now");
+        continue;
+      }
+    }
     // Only a probe: Load() opens it again, which costs a reference count.
     void* handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
     if (handle != nullptr) {
