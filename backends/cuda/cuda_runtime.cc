@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "backend_identity.h"
+#include "backends/cuda/nvrtc.h"
 #include "modrt/driver.h"
 #include "modrt/plugin.h"
-#include "backends/cuda/nvrtc.h"
 
 namespace modrt {
 namespace cuda {
@@ -266,12 +266,13 @@ std::string CompileSource(const std::string& source, int arch) {
          "toolkit, or set MODRT_NVRTC_LIBRARY");
   }
   try {
-    return nvrtc->Compile(source, "module.cu", nv::ParseArch(StrCat("sm_", arch)),
-                          nv::Output::kCubinWhenExact)
+    return nvrtc
+        ->Compile(source, "module.cu", nv::ParseArch(StrCat("sm_", arch)),
+                  nv::Output::kCubinWhenExact)
         .bytes;
   } catch (const nv::CompileFailure& e) {
-    Fail("RuntimeError", "NVRTC ", nvrtc->version(), " could not compile the module's CUDA source (",
-         e.option, "): ", e.detail);
+    Fail("RuntimeError", "NVRTC ", nvrtc->version(),
+         " could not compile the module's CUDA source (", e.option, "): ", e.detail);
   } catch (const nv::Error& e) {
     Fail(e.kind().c_str(), e.what());
   }

@@ -270,5 +270,8 @@ def test_compile_on_load_has_the_arch_policy_of_codegen():
 
     proc = modrt_testing.run_python(LOAD_ON_DEVICE, env={"MODRT_CUDA_TEST_DOUBLE_COMPUTE_CAPABILITY": "3.0"})
     assert proc.returncode == 0, proc.stderr
-    assert f"ValueError NVRTC {nvrtc.load().version} cannot compile for sm_30; it supports sm_{supported[0]}" in proc.stdout
+    assert (
+        f"ValueError NVRTC {nvrtc.load().version} cannot compile for sm_30; it supports sm_{supported[0]}"
+        in proc.stdout
+    )
     assert "loaded" not in proc.stdout

@@ -4,7 +4,6 @@
 #include "backends/cuda/nvrtc.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <sys/stat.h>
 
 #include <cctype>
@@ -75,7 +74,26 @@ std::string ArchList(const std::vector<int>& archs) {
 }
 
 void Check(const Nvrtc::Api& api, nvrtcResult status, const char* what) {
-  if (status != 0) throw Error("RuntimeError", StrCat(what, " failed: ", api.nvrtcGetErrorString(status)));
+  if (status != 0)
+    throw Error("RuntimeError", StrCat(what, " failed: ", api.nvrtcGetErrorString(status)));
+}
+
+// Every library Load() opened, by path, with its dlopen handle; never freed.
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<Nvrtc>> by_path;
+  std::map<void*, std::string> paths;  // dlopen handle -> path
+};
+Registry& Loaded() {
+  static auto* registry = new Registry();
+  return *registry;
+}
+
+bool LoadedFromWheel(void* handle) {
+  Registry& r = Loaded();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.paths.find(handle);
+  return it != r.paths.end() && it->second.find(kWheelDir) != std::string::npos;
 }
 
 struct Program {
@@ -102,16 +120,14 @@ std::string Find(const std::vector<std::string>& package_roots, std::string* why
   }
   std::string tried;
   for (const char* name : kSonames) {
-    // A library loaded earlier from a wheel answers to its soname too: that
-    // is not one on the loader's path, and a search without that wheel
+    // A library Load() took from a wheel answers to its soname too, but it
+    // is not one on the loader's path: a search without that wheel
     // (package_roots changed) must not find it.
     if (void* loaded = dlopen(name, RTLD_LAZY | RTLD_NOLOAD)) {
-      struct link_map* map = nullptr;
-      const bool from_wheel = dlinfo(loaded, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr &&
-                              std::string(map->l_name).find(kWheelDir) != std::string::npos;
       dlclose(loaded);
-      if (from_wheel) {
-        tried += StrCat(tried.empty() ? "" : "; ", name, ": only loaded from a wheel not searched now");
+      if (LoadedFromWheel(loaded)) {
+        tried +=
+            StrCat(tried.empty() ? "" : "; ", name, ": only loaded from a wheel not searched now");
         continue;
       }
     }
@@ -140,9 +156,11 @@ Arch ParseArch(std::string_view spelled) {
   size_t digits = 0;
   while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
   bool letters = true;
-  for (char c : rest.substr(digits)) letters = letters && std::islower(static_cast<unsigned char>(c));
+  for (char c : rest.substr(digits))
+    letters = letters && std::islower(static_cast<unsigned char>(c));
   if (digits == 0 || digits > 4 || !letters || rest.size() == spelled.size()) {
-    throw Error("ValueError", StrCat("'", spelled, "' is not a CUDA arch (sm_XY, e.g. sm_86 or sm_90a)"));
+    throw Error("ValueError",
+                StrCat("'", spelled, "' is not a CUDA arch (sm_XY, e.g. sm_86 or sm_90a)"));
   }
   arch.number = std::stoi(std::string(rest.substr(0, digits)));
   arch.suffix = std::string(rest.substr(digits));
@@ -150,11 +168,10 @@ Arch ParseArch(std::string_view spelled) {
 }
 
 const Nvrtc& Nvrtc::Load(const std::string& path) {
-  static std::mutex mu;
-  static auto* loaded = new std::map<std::string, std::unique_ptr<Nvrtc>>();  // never freed
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = loaded->find(path);
-  if (it != loaded->end()) return *it->second;
+  Registry& r = Loaded();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.by_path.find(path);
+  if (it != r.by_path.end()) return *it->second;
 
   // Never dlclose'd: NVRTC's state outlives any one user.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -162,11 +179,11 @@ const Nvrtc& Nvrtc::Load(const std::string& path) {
     throw Error("RuntimeError", "libnvrtc: cannot load the driver library (" + DlError(path) + ")");
   }
   auto api = std::make_shared<Api>();
-#define MODRT_NVRTC_RESOLVE(member, symbol, ret, params)                                      \
-  api->member = reinterpret_cast<ret(*) params>(dlsym(handle, symbol));                        \
-  if (api->member == nullptr) {                                                                \
-    throw Error("RuntimeError",                                                               \
-                StrCat("libnvrtc: the driver library lacks the symbol ", symbol, " (", path, ")")); \
+#define MODRT_NVRTC_RESOLVE(member, symbol, ret, params)                                         \
+  api->member = reinterpret_cast<ret(*) params>(dlsym(handle, symbol));                          \
+  if (api->member == nullptr) {                                                                  \
+    throw Error("RuntimeError", StrCat("libnvrtc: the driver library lacks the symbol ", symbol, \
+                                       " (", path, ")"));                                        \
   }
   MODRT_NVRTC_FUNCTIONS(MODRT_NVRTC_RESOLVE)
 #undef MODRT_NVRTC_RESOLVE
@@ -178,9 +195,11 @@ const Nvrtc& Nvrtc::Load(const std::string& path) {
   int n = 0;
   Check(*api, api->nvrtcGetNumSupportedArchs(&n), "nvrtcGetNumSupportedArchs");
   nvrtc->archs_.resize(n);
-  if (n > 0) Check(*api, api->nvrtcGetSupportedArchs(nvrtc->archs_.data()), "nvrtcGetSupportedArchs");
+  if (n > 0)
+    Check(*api, api->nvrtcGetSupportedArchs(nvrtc->archs_.data()), "nvrtcGetSupportedArchs");
   nvrtc->api_ = std::move(api);
-  return *loaded->emplace(path, std::move(nvrtc)).first->second;
+  r.paths.emplace(handle, path);
+  return *r.by_path.emplace(path, std::move(nvrtc)).first->second;
 }
 
 int Nvrtc::Choose(const Arch& arch) const {
@@ -189,11 +208,12 @@ int Nvrtc::Choose(const Arch& arch) const {
     if (a <= arch.number && a > best) best = a;
   }
   if (best == 0 || (!arch.suffix.empty() && best != arch.number)) {
-    throw Error("ValueError",
-                StrCat("NVRTC ", version_, " cannot compile for ", arch.spelled, "; it supports ",
-                       ArchList(archs_),
-                       arch.suffix.empty() ? " (it compiles for the newest of those <= the arch asked for)"
-                                           : " (an arch-specific target needs that exact arch)"));
+    throw Error(
+        "ValueError",
+        StrCat("NVRTC ", version_, " cannot compile for ", arch.spelled, "; it supports ",
+               ArchList(archs_),
+               arch.suffix.empty() ? " (it compiles for the newest of those <= the arch asked for)"
+                                   : " (an arch-specific target needs that exact arch)"));
   }
   return best;
 }

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "modrt/function.h"
 #include "backends/cuda/nvrtc.h"
+#include "modrt/function.h"
 
 namespace modrt {
 namespace {
@@ -57,7 +57,8 @@ const nv::Nvrtc& Loaded(std::string_view path) {
 }
 
 std::string Target(const nv::Nvrtc& nvrtc, std::string_view arch) {
-  return nvrtc.Option(nv::ParseArch(arch), nv::Output::kPtx).substr(sizeof("--gpu-architecture=") - 1);
+  return nvrtc.Option(nv::ParseArch(arch), nv::Output::kPtx)
+      .substr(sizeof("--gpu-architecture=") - 1);
 }
 
 void Register() {
@@ -73,7 +74,8 @@ void Register() {
   RegisterGlobal("backend.cuda.nvrtc.supported_archs", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "backend.cuda.nvrtc.supported_archs");
     std::string list;
-    for (int arch : Loaded(a.Str(0)).archs()) list += (list.empty() ? "" : ",") + std::to_string(arch);
+    for (int arch : Loaded(a.Str(0)).archs())
+      list += (list.empty() ? "" : ",") + std::to_string(arch);
     r->SetStr(list);
   });
   RegisterGlobal("backend.cuda.nvrtc.target", [](const Args& a, Ret* r) {

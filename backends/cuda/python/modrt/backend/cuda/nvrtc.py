@@ -31,12 +31,15 @@ def package_roots() -> str:
     return "\n".join([*sys.path, *WHEEL_ROOTS])
 
 
+# The hook registers this too (for the runtime's compile-on-load); here it is
+# also registered when codegen imports this module with autoload off.
+_ffi.register_func("backend.cuda.nvrtc_package_roots", package_roots, override=True)
+
+
 def _native(name: str) -> _ffi.Function:
     fn = _ffi.get_global_func(f"backend.cuda.nvrtc.{name}", allow_missing=True)
     if fn is None:
-        raise RuntimeError(
-            "NVRTC codegen lives in libmodrt_compiler.so, which is not loaded (MODRT_RUNTIME_ONLY=1?)"
-        )
+        raise RuntimeError("NVRTC codegen lives in libmodrt_compiler.so, which is not loaded (MODRT_RUNTIME_ONLY=1?)")
     return fn
 
 
