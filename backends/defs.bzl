@@ -141,6 +141,7 @@ def modrt_backend(
         hook_srcs,
         runtime_srcs = None,
         runtime_deps = [],
+        fallback_deps = [],
         runtime_compatible_with = []):
     """Declares backend `name`'s identity and defines its standard targets.
 
@@ -161,6 +162,8 @@ def modrt_backend(
       hook_srcs: the Python package modrt.backend.<name>, under python/modrt/backend/<name>/.
       runtime_srcs: sources of libmodrt_runtime_<name>.so; None while it has no runtime.
       runtime_deps: extra deps of the runtime DSO (never the vendor driver: it is dlopen'ed).
+      fallback_deps: extra deps of :fallback, so linked into libmodrt_compiler.so
+        (codegen-side native code, such as CUDA's NVRTC driver).
       runtime_compatible_with: platform constraints of the runtime DSO.
     """
     _backend_identity(
@@ -225,7 +228,7 @@ def modrt_backend(
         deps = [
             ":identity",
             "//core:compiler_objects",
-        ],
+        ] + fallback_deps,
         alwayslink = True,
     )
     py_library(

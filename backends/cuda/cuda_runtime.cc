@@ -1,9 +1,9 @@
 // libmodrt_runtime_cuda.so: CUDA devices and modules on the driver API
-// (libcuda.so.1, loaded lazily), and NVRTC (also dlopen'ed) to compile modules
-// whose fmt is "cuda" source when they are loaded.
+// (libcuda.so.1, loaded lazily), and NVRTC (nvrtc.h, also dlopen'ed) to
+// compile modules whose fmt is "cuda" source when they are created or loaded.
 //
-// No CUDA header or library is needed to build this: the few driver and NVRTC
-// types, constants and entry points used here are declared below from their
+// No CUDA header or library is needed to build this: the few driver types,
+// constants and entry points used here are declared below from their
 // documented, stable C ABI.
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend_identity.h"
+#include "backends/cuda/nvrtc.h"
 #include "modrt/driver.h"
 #include "modrt/plugin.h"
 
@@ -228,140 +229,54 @@ class Workspace : public LazyDriverState<Workspace> {
   std::vector<std::unique_ptr<Device>> devices_;
 };
 
-// NVRTC, for modules carried as CUDA C++ source (fmt "cuda").
-using nvrtcResult = int;
-struct _nvrtcProgram;
-using nvrtcProgram = _nvrtcProgram*;
+// NVRTC (nvrtc.h, shared with codegen in libmodrt_compiler.so), for modules
+// carried as CUDA C++ source (fmt "cuda"): found and used exactly as codegen
+// finds and uses it, under the same arch policy.
+namespace nv = ::modrt::cuda_nvrtc;
 
-#define MODRT_NVRTC_FUNCTIONS(X)                                                            \
-  X(nvrtcVersion, "nvrtcVersion", nvrtcResult, (int*, int*))                                \
-  X(nvrtcGetErrorString, "nvrtcGetErrorString", const char*, (nvrtcResult))                 \
-  X(nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", nvrtcResult, (int*))            \
-  X(nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", nvrtcResult, (int*))                  \
-  X(nvrtcCreateProgram, "nvrtcCreateProgram", nvrtcResult,                                  \
-    (nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*)) \
-  X(nvrtcDestroyProgram, "nvrtcDestroyProgram", nvrtcResult, (nvrtcProgram*))               \
-  X(nvrtcCompileProgram, "nvrtcCompileProgram", nvrtcResult,                                \
-    (nvrtcProgram, int, const char* const*))                                                \
-  X(nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize", nvrtcResult, (nvrtcProgram, size_t*)) \
-  X(nvrtcGetProgramLog, "nvrtcGetProgramLog", nvrtcResult, (nvrtcProgram, char*))           \
-  X(nvrtcGetPTXSize, "nvrtcGetPTXSize", nvrtcResult, (nvrtcProgram, size_t*))               \
-  X(nvrtcGetPTX, "nvrtcGetPTX", nvrtcResult, (nvrtcProgram, char*))                         \
-  X(nvrtcGetCUBINSize, "nvrtcGetCUBINSize", nvrtcResult, (nvrtcProgram, size_t*))           \
-  X(nvrtcGetCUBIN, "nvrtcGetCUBIN", nvrtcResult, (nvrtcProgram, char*))
-
-// Where NVRTC may be: MODRT_NVRTC_LIBRARY when set; else what the Python hook
-// finds (an nvidia-cuda-nvrtc wheel), then the loader's path (a CUDA toolkit).
-std::vector<std::string> NvrtcCandidates() {
-  const char* chosen = std::getenv("MODRT_NVRTC_LIBRARY");
-  if (chosen != nullptr && *chosen != '\0') return {chosen};
-  std::vector<std::string> names;
-  if (ObjectRef finder = GetGlobal("backend.cuda.find_nvrtc")) {
-    OwnedValue found;
-    CallFunction(finder, nullptr, 0, &found);
-    if (found.value().type_code != kModrtNone) names.emplace_back(Args(&found.value(), 1).Str(0));
+// The Python package roots nvrtc.h's Find() searches, as the CUDA hook reports
+// them (none without the hook: MODRT_NVRTC_LIBRARY and the loader's path remain).
+std::vector<std::string> NvrtcPackageRoots() {
+  std::vector<std::string> roots;
+  ObjectRef f = GetGlobal("backend.cuda.nvrtc_package_roots");
+  if (!f) return roots;
+  OwnedValue out;
+  CallFunction(f, nullptr, 0, &out);
+  if (out.value().type_code == kModrtNone) return roots;
+  std::string_view text = Args(&out.value(), 1).Str(0);
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    roots.emplace_back(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
   }
-  names.push_back("libnvrtc.so.12");
-  names.push_back("libnvrtc.so");
-  return names;
+  return roots;
 }
 
-class Nvrtc : public LazyDriverState<Nvrtc> {
- public:
-  // CUDA C++ to a cubin for sm_<arch> when this NVRTC knows that arch, else to
-  // PTX for the newest virtual arch it knows below it (the driver JITs it).
-  // The newest real arch this NVRTC compiles for (0: none).
-  int newest_arch() const { return archs_.empty() ? 0 : archs_.back(); }
+// The NVRTC found now; null, with `*why`, when there is none.
+const nv::Nvrtc* FindNvrtc(std::string* why) { return nv::Acquire(NvrtcPackageRoots(), why); }
 
-  std::string Compile(const std::string& source, int arch) {
-    if (!ok()) {
-      Fail("RuntimeError", "this module holds CUDA C++ source (fmt 'cuda'), which needs NVRTC to ",
-           "compile: ", reason(), ". Install the nvidia-cuda-nvrtc-cu12 wheel or a CUDA ",
-           "toolkit, or set MODRT_NVRTC_LIBRARY");
-    }
-    int best = 0;
-    for (int a : archs_) {
-      if (a <= arch && a > best) best = a;
-    }
-    if (best == 0) {
-      Fail("RuntimeError", "NVRTC ", version_, " cannot compile for sm_", arch,
-           " (oldest it knows: sm_", archs_.empty() ? 0 : archs_.front(), ")");
-    }
-    const bool cubin = best == arch;
-    std::string option = StrCat("--gpu-architecture=", cubin ? "sm_" : "compute_", best);
-    Program program(api_);
-    Check(
-        api_.nvrtcCreateProgram(&program.handle, source.c_str(), "module.cu", 0, nullptr, nullptr),
-        "nvrtcCreateProgram");
-    nvrtcProgram prog = program.handle;
-    const char* options[] = {option.c_str()};
-    nvrtcResult status = api_.nvrtcCompileProgram(prog, 1, options);
-    if (status != 0) {
-      size_t size = 0;
-      api_.nvrtcGetProgramLogSize(prog, &size);
-      std::string log(size, '\0');
-      api_.nvrtcGetProgramLog(prog, log.data());
-      Fail("RuntimeError", "NVRTC ", version_, " could not compile the module's CUDA source (",
-           option, "): ", api_.nvrtcGetErrorString(status), "\n", log.c_str());
-    }
-    size_t size = 0;
-    std::string image;
-    if (cubin) {
-      Check(api_.nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize");
-      image.resize(size);
-      Check(api_.nvrtcGetCUBIN(prog, image.data()), "nvrtcGetCUBIN");
-    } else {
-      Check(api_.nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize");
-      image.resize(size);  // includes the terminating NUL the driver needs
-      Check(api_.nvrtcGetPTX(prog, image.data()), "nvrtcGetPTX");
-    }
-    return image;
+// CUDA C++ to a cubin for sm_<arch> when NVRTC supports that arch, else to PTX
+// for the newest virtual arch it supports below it (the driver JITs it).
+std::string CompileSource(const std::string& source, int arch) {
+  std::string why;
+  const nv::Nvrtc* nvrtc = FindNvrtc(&why);
+  if (nvrtc == nullptr) {
+    Fail("RuntimeError", "this module holds CUDA C++ source (fmt 'cuda'), which needs NVRTC to ",
+         "compile: ", why, ". Install the nvidia-cuda-nvrtc-cu12 wheel or a CUDA ",
+         "toolkit, or set MODRT_NVRTC_LIBRARY");
   }
-
- private:
-  friend class LazyDriverState<Nvrtc>;
-
-  std::string Init() {
-    std::vector<std::string> candidates = NvrtcCandidates();
-    if (!lib_.Open(candidates)) return "libnvrtc: " + lib_.error();
-#define MODRT_NVRTC_RESOLVE(member, symbol, ret, params) \
-  if (!lib_.Resolve(symbol, &api_.member)) return "libnvrtc: " + lib_.error();
-    MODRT_NVRTC_FUNCTIONS(MODRT_NVRTC_RESOLVE)
-#undef MODRT_NVRTC_RESOLVE
-    int major = 0, minor = 0;
-    api_.nvrtcVersion(&major, &minor);
-    version_ = StrCat(major, ".", minor);
-    int n = 0;
-    api_.nvrtcGetNumSupportedArchs(&n);
-    archs_.resize(n);
-    if (n > 0) api_.nvrtcGetSupportedArchs(archs_.data());
-    return "";
+  try {
+    return nvrtc
+        ->Compile(source, "module.cu", nv::ParseArch(StrCat("sm_", arch)),
+                  nv::Output::kCubinWhenExact)
+        .bytes;
+  } catch (const nv::CompileFailure& e) {
+    Fail("RuntimeError", "NVRTC ", nvrtc->version(),
+         " could not compile the module's CUDA source (", e.option, "): ", e.detail);
+  } catch (const nv::Error& e) {
+    Fail(e.kind().c_str(), e.what());
   }
-
-  void Check(nvrtcResult status, const char* what) {
-    if (status != 0) Fail("RuntimeError", what, " failed: ", api_.nvrtcGetErrorString(status));
-  }
-
-  struct Api {
-#define MODRT_NVRTC_DECLARE(member, symbol, ret, params) ret(*member) params = nullptr;
-    MODRT_NVRTC_FUNCTIONS(MODRT_NVRTC_DECLARE)
-#undef MODRT_NVRTC_DECLARE
-  };
-
-  struct Program {
-    explicit Program(const Api& api) : api(api) {}
-    ~Program() {
-      if (handle != nullptr) api.nvrtcDestroyProgram(&handle);
-    }
-    const Api& api;
-    nvrtcProgram handle = nullptr;
-  };
-
-  DriverLibrary lib_;
-  Api api_;
-  std::string version_;
-  std::vector<int> archs_;  // ascending, e.g. 50 ... 120
-};
+}
 
 // One kernel on one device.
 struct Kernel {
@@ -375,10 +290,10 @@ class CudaModule final : public IndexedModule<Workspace, Kernel> {
     // Source is compiled now where NVRTC is present (for the newest arch it
     // knows; no device needed), so bad source fails when the module is
     // created or loaded, with NVRTC's log, not at its first launch.
-    Nvrtc& nvrtc = Nvrtc::Get();
-    if (this->payload().fmt == "cuda" && nvrtc.ok()) {
-      const int arch = nvrtc.newest_arch();
-      compiled_.emplace(arch, nvrtc.Compile(this->payload().code, arch));
+    if (this->payload().fmt != "cuda") return;
+    if (const nv::Nvrtc* nvrtc = FindNvrtc(nullptr)) {
+      const int arch = nvrtc->newest_arch();
+      compiled_.emplace(arch, CompileSource(this->payload().code, arch));
     }
   }
 
@@ -412,7 +327,7 @@ class CudaModule final : public IndexedModule<Workspace, Kernel> {
                  ws.Attribute(device_id, kAttrComputeCapabilityMinor);
       auto done = compiled_.find(arch);
       if (done == compiled_.end())
-        done = compiled_.emplace(arch, Nvrtc::Get().Compile(payload().code, arch)).first;
+        done = compiled_.emplace(arch, CompileSource(payload().code, arch)).first;
       image = &done->second;
     }
     char log[8192] = {};

@@ -236,3 +236,42 @@ except RuntimeError as e:
     assert proc.returncode == 0, proc.stderr
     assert "needs NVRTC to compile: libnvrtc: cannot load the driver library" in proc.stdout
     assert "MODRT_NVRTC_LIBRARY" in proc.stdout
+
+
+LOAD_ON_DEVICE = """
+import ctypes, json, os
+import modrt
+p = modrt.Payload.create("single-binary", "cuda", ["k(float32*)"], code=b'extern "C" __global__ void k(float* x) {}')
+m = modrt.load_module_from_bytes("cuda", p.save())
+try:
+    m["k"](modrt.empty((1,), "float32", modrt.device("cuda")))
+except (RuntimeError, ValueError) as e:
+    print(type(e).__name__, e)
+double = ctypes.CDLL(os.path.abspath(os.environ["MODRT_CUDA_DRIVER_LIBRARY"]))
+double.modrt_cuda_test_double_log.restype = ctypes.c_char_p
+for line in double.modrt_cuda_test_double_log().decode().splitlines():
+    if json.loads(line)["call"] == "cuModuleLoadDataEx":
+        print("loaded", json.loads(line)["format"])
+"""
+
+
+def test_compile_on_load_has_the_arch_policy_of_codegen():
+    """backends/cuda/nvrtc.h, for both: a GPU whose arch this NVRTC lacks gets
+    PTX for the newest arch below it (the driver JITs it); one older than every
+    arch it supports is refused, naming those."""
+    from modrt.backend.cuda import nvrtc
+
+    supported = nvrtc.load().supported_archs()
+    missing = next(a for a in range(supported[0], supported[-1]) if a not in supported)
+    env = {"MODRT_CUDA_TEST_DOUBLE_COMPUTE_CAPABILITY": f"{missing // 10}.{missing % 10}"}
+    proc = modrt_testing.run_python(LOAD_ON_DEVICE, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["loaded ptx"]
+
+    proc = modrt_testing.run_python(LOAD_ON_DEVICE, env={"MODRT_CUDA_TEST_DOUBLE_COMPUTE_CAPABILITY": "3.0"})
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        f"ValueError NVRTC {nvrtc.load().version} cannot compile for sm_30; it supports sm_{supported[0]}"
+        in proc.stdout
+    )
+    assert "loaded" not in proc.stdout

@@ -76,6 +76,27 @@ def test_unknown_arch_names_the_supported_ones():
         modrt.compile(SCALE, modrt.target.Target("cuda", arch="sm_11"), [SIGNATURE])
 
 
+def test_an_arch_nvrtc_lacks_gets_ptx_for_the_newest_one_below_it(monkeypatch):
+    """The one arch policy (backends/cuda/nvrtc.h), which compile-on-load uses too."""
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    supported = nvrtc.load().supported_archs()
+    missing = next(a for a in range(supported[0], supported[-1]) if a not in supported)
+    below = max(a for a in supported if a < missing)
+    mod = modrt.compile(SCALE, modrt.target.Target("cuda", arch=f"sm_{missing}"), [SIGNATURE])
+    assert re.search(rf"^\.target sm_{below}\b", mod.inspect_source("ptx"), re.M)
+
+
+def test_an_arch_specific_target_is_compiled_only_as_itself(monkeypatch):
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    supported = nvrtc.load().supported_archs()
+    assert 90 in supported
+    mod = modrt.compile(SCALE, modrt.target.Target("cuda", arch="sm_90a"), [SIGNATURE])
+    assert re.search(r"^\.target sm_90a\b", mod.inspect_source("ptx"), re.M)
+    missing = next(a for a in range(supported[0], supported[-1]) if a not in supported)
+    with pytest.raises(ValueError, match=rf"cannot compile for sm_{missing}a; it supports sm_\d+"):
+        modrt.compile(SCALE, modrt.target.Target("cuda", arch=f"sm_{missing}a"), [SIGNATURE])
+
+
 def test_compile_errors_carry_the_nvrtc_log():
     with pytest.raises(
         modrt.CompileError,

@@ -147,6 +147,13 @@ EXPORT int cuDeviceGetAttribute(int* value, int attribute, int device) {
   auto it = attributes.find(attribute);
   if (it == attributes.end()) return kInvalidValue;
   *value = it->second;
+  // MODRT_CUDA_TEST_DOUBLE_COMPUTE_CAPABILITY="8.8" stands in for another GPU.
+  const char* cc = std::getenv("MODRT_CUDA_TEST_DOUBLE_COMPUTE_CAPABILITY");
+  int major = 0, minor = 0;
+  if (cc != nullptr && std::sscanf(cc, "%d.%d", &major, &minor) == 2 &&
+      (attribute == 75 || attribute == 76)) {
+    *value = attribute == 75 ? major : minor;
+  }
   return kSuccess;
 }
 

@@ -26,7 +26,8 @@ def detect_target(dev: Device) -> Target:
 
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     """CUDA C++ to PTX with nvcc when it is installed, else with NVRTC when a
-    libnvrtc is found (see modrt.backend.cuda.nvrtc); without either the source
+    libnvrtc is found (see modrt.backend.cuda.nvrtc for the library search and
+    the arch policy, shared with the runtime); without either the source
     is kept as fmt "cuda", which the CUDA runtime compiles when it loads the
     module. Kernels need extern "C" so their names are unmangled."""
     text = text_of(source)
@@ -59,14 +60,15 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return Payload.create("single-binary", "cuda", functions, code=text.encode(), sources={"cuda": text})
 
 
-def _find_nvrtc() -> str | None:
+def _nvrtc_package_roots() -> str:
     from . import nvrtc
 
-    return nvrtc.find_library()
+    return nvrtc.package_roots()
 
 
 def register_backend() -> None:
-    # The runtime asks this when it compiles a fmt "cuda" module, so NVRTC
-    # from a wheel is found the same way by codegen and by the runtime.
-    _ffi.register_func("backend.cuda.find_nvrtc", _find_nvrtc, override=True)
+    # The one native NVRTC search (backends/cuda/nvrtc.h), for codegen and for
+    # the runtime's compile-on-load alike, asks this where Python packages
+    # live, so NVRTC from a wheel is found the same way by both.
+    _ffi.register_func("backend.cuda.nvrtc_package_roots", _nvrtc_package_roots, override=True)
     backend.register_in_tree("cuda", detect_target, codegen)

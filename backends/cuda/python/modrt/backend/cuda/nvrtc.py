@@ -1,122 +1,77 @@
-"""NVRTC through ctypes: CUDA C++ to PTX without a GPU, a driver or a toolkit.
+"""NVRTC for CUDA codegen: CUDA C++ to PTX without a GPU, a driver or a toolkit.
 
-The library is looked for, in order: MODRT_NVRTC_LIBRARY; an
-nvidia-cuda-nvrtc wheel (nvidia/cuda_nvrtc/lib) on sys.path or under one of
-WHEEL_ROOTS; the loader's own path (a CUDA toolkit's libnvrtc.so.12).
+NVRTC is driven in one place, in C++ (backends/cuda/nvrtc.cc): the runtime
+compiles fmt "cuda" modules with it, and libmodrt_compiler.so (loaded with or
+without the CUDA runtime) exposes it to codegen as the backend.cuda.nvrtc.*
+globals this module calls. So the library search and the arch policy are the
+same for codegen and for compile-on-load:
+
+- the library: MODRT_NVRTC_LIBRARY; else an nvidia-cuda-nvrtc wheel
+  (nvidia/cuda_nvrtc/lib) under one of package_roots() (sys.path, then
+  WHEEL_ROOTS); else the loader's own path (a CUDA toolkit's libnvrtc.so.12);
+- the arch: the newest one this NVRTC supports that is <= the one asked for
+  (an arch-specific one such as sm_90a only as itself); none is a ValueError
+  naming the supported archs.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import os
 import sys
-from pathlib import Path
+
+from modrt import _ffi
 
 # Where wheels may be installed outside sys.path (pip --target): the
 # toolchain root installs them under /opt/modrt/pip.
 WHEEL_ROOTS: tuple[str, ...] = ("/opt/modrt/pip",)
-SONAMES = ("libnvrtc.so.12", "libnvrtc.so")
 
-_c = ctypes
-_SIGNATURES = {
-    "nvrtcVersion": [_c.POINTER(_c.c_int), _c.POINTER(_c.c_int)],
-    "nvrtcGetNumSupportedArchs": [_c.POINTER(_c.c_int)],
-    "nvrtcGetSupportedArchs": [_c.POINTER(_c.c_int)],
-    "nvrtcCreateProgram": [_c.POINTER(_c.c_void_p), _c.c_char_p, _c.c_char_p, _c.c_int, _c.c_void_p, _c.c_void_p],
-    "nvrtcDestroyProgram": [_c.POINTER(_c.c_void_p)],
-    "nvrtcCompileProgram": [_c.c_void_p, _c.c_int, _c.POINTER(_c.c_char_p)],
-    "nvrtcGetProgramLogSize": [_c.c_void_p, _c.POINTER(_c.c_size_t)],
-    "nvrtcGetProgramLog": [_c.c_void_p, _c.c_char_p],
-    "nvrtcGetPTXSize": [_c.c_void_p, _c.POINTER(_c.c_size_t)],
-    "nvrtcGetPTX": [_c.c_void_p, _c.c_char_p],
-}
+
+def package_roots() -> str:
+    """The directories Python packages live in, one a line, for the native
+    search (registered by the hook as backend.cuda.nvrtc_package_roots)."""
+    return "\n".join([*sys.path, *WHEEL_ROOTS])
+
+
+# The hook registers this too (for the runtime's compile-on-load); here it is
+# also registered when codegen imports this module with autoload off.
+_ffi.register_func("backend.cuda.nvrtc_package_roots", package_roots, override=True)
+
+
+def _native(name: str) -> _ffi.Function:
+    fn = _ffi.get_global_func(f"backend.cuda.nvrtc.{name}", allow_missing=True)
+    if fn is None:
+        raise RuntimeError("NVRTC codegen lives in libmodrt_compiler.so, which is not loaded (MODRT_RUNTIME_ONLY=1?)")
+    return fn
 
 
 def find_library() -> str | None:
     """Path (or soname) of libnvrtc, or None when there is none here."""
-    chosen = os.environ.get("MODRT_NVRTC_LIBRARY")
-    if chosen:
-        return chosen
-    for root in [*sys.path, *WHEEL_ROOTS]:
-        lib = Path(root or ".", "nvidia", "cuda_nvrtc", "lib")
-        if lib.is_dir():
-            for name in SONAMES:
-                if (lib / name).is_file():
-                    return str(lib / name)
-    return ctypes.util.find_library("nvrtc")
+    return _native("find")()
 
 
 class Nvrtc:
     """A loaded libnvrtc."""
 
     def __init__(self, path: str) -> None:
-        try:
-            self.lib = ctypes.CDLL(path)
-        except OSError as e:
-            raise RuntimeError(f"cannot load NVRTC from {path}: {e}") from None
         self.path = path
-        for name, args in _SIGNATURES.items():
-            fn = getattr(self.lib, name)
-            fn.argtypes = args
-            fn.restype = ctypes.c_int
-        self.lib.nvrtcGetErrorString.restype = ctypes.c_char_p
-        self.lib.nvrtcGetErrorString.argtypes = [ctypes.c_int]
-
-    @property
-    def version(self) -> str:
-        major, minor = ctypes.c_int(), ctypes.c_int()
-        self._check(self.lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
-        return f"{major.value}.{minor.value}"
+        # Loads it: a RuntimeError "cannot load NVRTC from <path>: ..." when it does not.
+        self.version: str = _native("version")(path)
 
     def supported_archs(self) -> list[int]:
         """Compute capabilities this NVRTC compiles for, e.g. [50, 52, ..., 120]."""
-        n = ctypes.c_int()
-        self._check(self.lib.nvrtcGetNumSupportedArchs(ctypes.byref(n)), "nvrtcGetNumSupportedArchs")
-        archs = (ctypes.c_int * n.value)()
-        self._check(self.lib.nvrtcGetSupportedArchs(archs), "nvrtcGetSupportedArchs")
-        return list(archs)
+        return [int(a) for a in _native("supported_archs")(self.path).split(",") if a]
 
     def compile_to_ptx(self, source: str, arch: str) -> bytes:
-        """PTX text for the virtual arch of `arch` ("sm_86", "sm_90a" or "compute_86")."""
-        _, _, suffix = arch.partition("_")
-        digits = "".join(c for c in suffix if c.isdigit())
-        supported = self.supported_archs()
-        if not digits or int(digits) not in supported:
-            raise ValueError(
-                f"NVRTC {self.version} cannot compile for {arch}; it supports {', '.join(f'sm_{a}' for a in supported)}"
-            )
-        prog = ctypes.c_void_p()
-        self._check(
-            self.lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"kernel.cu", 0, None, None),
-            "nvrtcCreateProgram",
-        )
+        """PTX text for `arch` ("sm_86", "sm_90a" or "compute_86") under the arch
+        policy (module doc): ValueError when this NVRTC has no arch for it,
+        NvrtcCompileError when NVRTC refuses the source."""
+        tool = f"NVRTC {self.version}, {_native('target')(self.path, arch)}"
         try:
-            options = (ctypes.c_char_p * 1)(f"--gpu-architecture=compute_{suffix}".encode())
-            status = self.lib.nvrtcCompileProgram(prog, 1, options)
-            if status != 0:
-                raise NvrtcCompileError(
-                    f"NVRTC {self.version}, compute_{suffix}",
-                    f"{self.lib.nvrtcGetErrorString(status).decode()}\n{self._log(prog)}",
-                )
-            size = ctypes.c_size_t()
-            self._check(self.lib.nvrtcGetPTXSize(prog, ctypes.byref(size)), "nvrtcGetPTXSize")
-            ptx = ctypes.create_string_buffer(size.value)
-            self._check(self.lib.nvrtcGetPTX(prog, ptx), "nvrtcGetPTX")
-            return ptx.raw.rstrip(b"\0")
-        finally:
-            self.lib.nvrtcDestroyProgram(ctypes.byref(prog))
-
-    def _log(self, prog: ctypes.c_void_p) -> str:
-        size = ctypes.c_size_t()
-        self.lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-        log = ctypes.create_string_buffer(size.value)
-        self.lib.nvrtcGetProgramLog(prog, log)
-        return log.value.decode("utf-8", "replace")
-
-    def _check(self, status: int, what: str) -> None:
-        if status != 0:
-            raise RuntimeError(f"{what} failed: {self.lib.nvrtcGetErrorString(status).decode()}")
+            return _native("compile_ptx")(self.path, source, arch, "kernel.cu")
+        except ValueError as e:
+            prefix = f"CUDA C++ does not compile ({tool}): "
+            if str(e).startswith(prefix):
+                raise NvrtcCompileError(tool, str(e)[len(prefix) :]) from None
+            raise
 
 
 class NvrtcCompileError(ValueError):

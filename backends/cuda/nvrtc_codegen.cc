@@ -1,0 +1,107 @@
+// CUDA codegen's NVRTC (nvrtc.h), in libmodrt_compiler.so: loaded whether or
+// not the CUDA runtime is, so `modrt.compile` makes PTX on any machine with a
+// libnvrtc. Python reaches it through modrt.backend.cuda.nvrtc, which calls:
+//   backend.cuda.nvrtc.find()                       -> path | None
+//   backend.cuda.nvrtc.version(path)                -> "12.9"
+//   backend.cuda.nvrtc.supported_archs(path)        -> "50,52,...,121"
+//   backend.cuda.nvrtc.target(path, arch)           -> "compute_86" (the arch policy's choice)
+//   backend.cuda.nvrtc.compile_ptx(path, source, arch, program_name) -> PTX bytes
+// A path that does not load is a RuntimeError "cannot load NVRTC from <path>:
+// ..."; source NVRTC refuses is a ValueError "CUDA C++ does not compile
+// (NVRTC <version>, <target>): <status>\n<log>".
+#include <string>
+#include <vector>
+
+#include "backends/cuda/nvrtc.h"
+#include "modrt/function.h"
+
+namespace modrt {
+namespace {
+
+namespace nv = ::modrt::cuda_nvrtc;
+
+// The Python package roots (nvrtc.h's Find), as the CUDA hook reports them:
+// none when the hook is not registered.
+std::vector<std::string> PackageRoots() {
+  std::vector<std::string> roots;
+  Ref<FunctionObj> f = GetGlobal("backend.cuda.nvrtc_package_roots");
+  if (!f) return roots;
+  OwnedValue out;
+  f->Call(nullptr, 0, out.out());
+  if (out.value().type_code == kModrtNone) return roots;
+  std::string_view text = Args(&out.value(), 1).Str(0);
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    roots.emplace_back(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+  }
+  return roots;
+}
+
+// Runs `body`, re-raising nvrtc.h's errors as modrt errors of the same kind.
+template <typename Body>
+void Translated(Body&& body) {
+  try {
+    body();
+  } catch (const nv::Error& e) {
+    Fail(e.kind().c_str(), e.what());
+  }
+}
+
+const nv::Nvrtc& Loaded(std::string_view path) {
+  try {
+    return nv::Nvrtc::Load(std::string(path));
+  } catch (const nv::Error& e) {
+    Fail("RuntimeError", "cannot load NVRTC from ", path, ": ", e.what());
+  }
+}
+
+std::string Target(const nv::Nvrtc& nvrtc, std::string_view arch) {
+  return nvrtc.Option(nv::ParseArch(arch), nv::Output::kPtx)
+      .substr(sizeof("--gpu-architecture=") - 1);
+}
+
+void Register() {
+  RegisterGlobal("backend.cuda.nvrtc.find", [](const Args& a, Ret* r) {
+    a.ExpectCount(0, "backend.cuda.nvrtc.find");
+    std::string path = nv::Find(PackageRoots(), nullptr);
+    if (!path.empty()) r->SetStr(path);
+  });
+  RegisterGlobal("backend.cuda.nvrtc.version", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "backend.cuda.nvrtc.version");
+    r->SetStr(Loaded(a.Str(0)).version());
+  });
+  RegisterGlobal("backend.cuda.nvrtc.supported_archs", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "backend.cuda.nvrtc.supported_archs");
+    std::string list;
+    for (int arch : Loaded(a.Str(0)).archs())
+      list += (list.empty() ? "" : ",") + std::to_string(arch);
+    r->SetStr(list);
+  });
+  RegisterGlobal("backend.cuda.nvrtc.target", [](const Args& a, Ret* r) {
+    a.ExpectCount(2, "backend.cuda.nvrtc.target");
+    const nv::Nvrtc& nvrtc = Loaded(a.Str(0));
+    Translated([&] { r->SetStr(Target(nvrtc, a.Str(1))); });
+  });
+  RegisterGlobal("backend.cuda.nvrtc.compile_ptx", [](const Args& a, Ret* r) {
+    a.ExpectCount(4, "backend.cuda.nvrtc.compile_ptx");
+    const nv::Nvrtc& nvrtc = Loaded(a.Str(0));
+    Translated([&] {
+      const nv::Arch arch = nv::ParseArch(a.Str(2));
+      try {
+        nv::Nvrtc::Image image =
+            nvrtc.Compile(std::string(a.Str(1)), std::string(a.Str(3)), arch, nv::Output::kPtx);
+        image.bytes.resize(image.bytes.find_last_not_of('\0') + 1);  // PTX text, without its NUL
+        r->SetBytes(std::move(image.bytes));
+      } catch (const nv::CompileFailure& e) {
+        Fail("ValueError", "CUDA C++ does not compile (NVRTC ", nvrtc.version(), ", ",
+             Target(nvrtc, arch.spelled), "): ", e.detail);
+      }
+    });
+  });
+}
+
+MODRT_STATIC_INIT(Register);
+
+}  // namespace
+}  // namespace modrt
