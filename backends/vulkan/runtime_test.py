@@ -1,18 +1,17 @@
 """The Vulkan runtime on Mesa's lavapipe: real shaders, real devices, real cross-compiles."""
 
-import functools
 import struct
 import subprocess
-import threading
 
 import numpy as np
 import pytest
 
 import modrt
 import modrt_testing
+import shader_testing
 from modrt.backend import vulkan as vulkan_hook
+from shader_testing import sample, vadd_on
 
-DSO = "backends/vulkan/libmodrt_runtime_vulkan.so"
 DTYPES = {"float32": "float", "int32": "int"}
 
 # Per-function GLSL; T is the element type. Workgroup sizes come from the
@@ -74,61 +73,19 @@ void main() {
 """
 
 
-def signatures(dtype):
-    return [
-        f"vadd({dtype}*, {dtype}*, {dtype}*, int32; blockIdx.x, threadIdx.x)",
-        f"axpy({dtype}*, {dtype}*, {dtype}, int32, {dtype}; blockIdx.x, threadIdx.x)",
-        f"block_sum({dtype}*, {dtype}*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
-        f"block_sum_fixed({dtype}*, {dtype}*; blockIdx.x, threadIdx.x)",
-    ]
-
-
 def sources(dtype):
     glsl = {"vadd": VADD, "axpy": AXPY, "block_sum": BLOCK_SUM, "block_sum_fixed": BLOCK_SUM_FIXED}
     return {name: text.replace("\n", f"\n#define T {DTYPES[dtype]}\n", 1) for name, text in glsl.items()}
 
 
-def compile_kernels(dtype="float32"):
-    return modrt.compile(sources(dtype), "vulkan", signatures(dtype))
-
-
-@functools.cache
-def kernel_bytes(dtype):
-    return compile_kernels(dtype).save_to_bytes()
-
-
-def kernels(dtype="float32"):
-    """A fresh real module of the test kernels (compiled once per dtype)."""
-    return modrt.load_module_from_bytes("vulkan", kernel_bytes(dtype))
-
-
-def sample(dtype, n, seed=7):
-    rng = np.random.default_rng(seed)
-    if dtype == "int32":
-        return rng.integers(-1000, 1000, n).astype("int32")
-    return rng.standard_normal(n).astype("float32")
-
-
-@pytest.fixture(scope="module")
-def dev():
-    d = modrt.device("vulkan", 0)
-    assert d.exist, d.unavailable_reason
-    return d
-
-
-def vadd_on(mod, dev, dtype="float32", n=1000):
-    a, b = sample(dtype, n, 1), sample(dtype, n, 2)
-    c = modrt.empty((n,), dtype, dev)
-    block = 64
-    mod["vadd"](modrt.tensor(a, dev), modrt.tensor(b, dev), c, n, (n + block - 1) // block, block)
-    np.testing.assert_array_equal(c.numpy(), a + b)
+KERNELS = shader_testing.Kernels("vulkan", sources)
+compile_kernels = KERNELS.compile
+kernels = KERNELS.load
+dev = shader_testing.device_fixture("vulkan")
 
 
 def test_runtime_is_loaded_and_registers_its_loader_and_device_api(dev):
-    status = modrt.backend.runtime_status("vulkan")
-    assert status.loaded and status.path.endswith("libmodrt_runtime_vulkan.so")
-    for name in ("module.create.vulkan", "module.load_from_bytes.vulkan", "device_api.vulkan"):
-        assert modrt.get_global_func(name, allow_missing=True) is not None, name
+    shader_testing.check_runtime_registered("vulkan")
 
 
 def test_device_attributes_come_from_the_device(dev):
@@ -202,41 +159,23 @@ void main() {{ uint i = gl_GlobalInvocationID.x; c[i] = a[i] + b[i]; }}
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_vector_add_matches_numpy(dev, dtype):
-    mod = compile_kernels(dtype)
-    assert not mod.is_fallback and mod.kind == "vulkan"
-    vadd_on(mod, dev, dtype)
+    shader_testing.check_vector_add(KERNELS, dev, dtype)
 
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_scalar_push_constants(dev, dtype):
-    mod = kernels(dtype)
-    n = 300
-    x, y = sample(dtype, n, 3), sample(dtype, n, 4)
-    alpha, beta = (3, -5) if dtype == "int32" else (2.5, 0.25)
-    out = modrt.tensor(y, dev)
-    mod["axpy"](modrt.tensor(x, dev), out, alpha, n, beta, (n + 31) // 32, 32)
-    expected = (np.asarray(alpha, dtype) * x + y + np.asarray(beta, dtype)).astype(dtype)
-    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    shader_testing.check_axpy(KERNELS, dev, dtype)
 
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("block", [64, 128])
 def test_shared_memory_reduction_sized_at_launch(dev, dtype, block):
-    mod = kernels(dtype)
-    groups = 8
-    x = sample(dtype, groups * block, 5)
-    partial = modrt.empty((groups,), dtype, dev)
-    mod["block_sum"](modrt.tensor(x, dev), partial, groups, block, block * 4)
-    np.testing.assert_allclose(partial.numpy(), x.reshape(groups, block).sum(axis=1), rtol=1e-5, atol=1e-5)
+    shader_testing.check_block_sum(KERNELS, dev, dtype, block)
 
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_shared_memory_reduction_with_a_fixed_workgroup(dev, dtype):
-    mod = kernels(dtype)
-    x = sample(dtype, 256, 6)
-    partial = modrt.empty((4,), dtype, dev)
-    mod["block_sum_fixed"](modrt.tensor(x, dev), partial, 4, 64)
-    np.testing.assert_allclose(partial.numpy(), x.reshape(4, 64).sum(axis=1), rtol=1e-5, atol=1e-5)
+    shader_testing.check_block_sum_fixed(KERNELS, dev, dtype)
 
 
 def test_many_launches_reuse_one_pipeline(dev):
@@ -262,23 +201,12 @@ def test_concurrent_first_launches_create_the_pipeline_once(dev):
     a, b = sample("float32", n, 1), sample("float32", n, 2)
     ta, tb = modrt.tensor(a, dev), modrt.tensor(b, dev)
     outs = [modrt.empty((n,), "float32", dev) for _ in range(threads)]
-    start = threading.Barrier(threads)
-    errors = []
 
-    def work(out):
-        try:
-            start.wait()
-            for _ in range(10):
-                mod["vadd"](ta, tb, out, n, n // 64, 64)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+    def work(i):
+        for _ in range(10):
+            mod["vadd"](ta, tb, outs[i], n, n // 64, 64)
 
-    workers = [threading.Thread(target=work, args=(out,)) for out in outs]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    assert not errors, errors
+    modrt_testing.run_together(work, threads)
     assert vulkan_hook.pipelines_created(mod) == 1
     for out in outs:
         np.testing.assert_array_equal(out.numpy(), a + b)
@@ -345,30 +273,19 @@ def test_launches_outlive_a_module_freed_between_them(dev):
 def test_threads_launching_syncing_and_freeing_share_the_recycled_slots(dev):
     mod = kernels()
     n, threads, rounds = 128, 6, 25
-    errors = []
-    start = threading.Barrier(threads)
 
     def work(t):
-        try:
-            start.wait()
-            for r in range(rounds):
-                x = modrt.tensor(np.full(n, t + 1, "float32"), dev)
-                y = modrt.tensor(np.zeros(n, "float32"), dev)
-                for _ in range(r % 4 + 1):
-                    mod["axpy"](x, y, 1.0, n, 0.0, n // 64, 64)
-                if r % 3 == 0:
-                    dev.sync()
-                expected = np.full(n, (t + 1) * (r % 4 + 1), "float32")
-                np.testing.assert_array_equal(y.numpy(), expected)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        for r in range(rounds):
+            x = modrt.tensor(np.full(n, t + 1, "float32"), dev)
+            y = modrt.tensor(np.zeros(n, "float32"), dev)
+            for _ in range(r % 4 + 1):
+                mod["axpy"](x, y, 1.0, n, 0.0, n // 64, 64)
+            if r % 3 == 0:
+                dev.sync()
+            expected = np.full(n, (t + 1) * (r % 4 + 1), "float32")
+            np.testing.assert_array_equal(y.numpy(), expected)
 
-    workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    assert not errors, errors
+    modrt_testing.run_together(work, threads)
 
 
 def test_pipeline_counter_needs_a_real_vulkan_module(monkeypatch):
@@ -470,46 +387,18 @@ def test_spirv_given_directly_runs(dev):
 
 
 def test_real_and_fallback_bytes_are_identical(monkeypatch):
-    real = compile_kernels()
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    fallback = compile_kernels()
-    assert not real.is_fallback and fallback.is_fallback
-    assert real.kind == fallback.kind == "vulkan"
-    assert real.save_to_bytes() == fallback.save_to_bytes()
+    shader_testing.check_real_and_fallback_bytes_identical(KERNELS, monkeypatch)
 
 
 def test_load_from_bytes_gives_a_real_module_never_the_fallback(monkeypatch, dev):
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    fallback = compile_kernels()
-    loaded = modrt.load_module_from_bytes("vulkan", fallback.save_to_bytes())
-    assert not loaded.is_fallback and loaded.kind == "vulkan"
-    vadd_on(loaded, dev)
+    shader_testing.check_load_from_bytes_is_real(KERNELS, monkeypatch, dev)
 
 
 @pytest.mark.parametrize("how", ["forced", "runtime-absent"])
 def test_cross_compile_round_trip_across_processes(tmp_path, dev, how):
     """Compile where the runtime is forced off (or its DSO is not there at all),
     save, then load and run here, where it is on."""
-    path = tmp_path / "kernels.vulkan"
-    compile_side = f"""
-import modrt
-m = modrt.compile({sources("int32")!r}, "vulkan", {signatures("int32")!r})
-assert m.is_fallback, "the runtime is off on the compile side"
-open({str(path)!r}, "wb").write(m.save_to_bytes())
-"""
-    if how == "forced":
-        proc = modrt_testing.run_python(compile_side, env={"MODRT_COMPILE_FORCE_FALLBACK": "1"})
-    else:
-        tree = modrt_testing.copy_tree(tmp_path / "tree", drop=(DSO,))
-        proc = modrt_testing.run_python(compile_side, tree=tree)
-    assert proc.returncode == 0, proc.stderr
-    loaded = modrt.load_module_from_bytes("vulkan", path.read_bytes())
-    assert not loaded.is_fallback
-    vadd_on(loaded, dev, "int32")
-    x = sample("int32", 128, 9)
-    partial = modrt.empty((2,), "int32", dev)
-    loaded["block_sum"](modrt.tensor(x, dev), partial, 2, 64, 256)
-    np.testing.assert_array_equal(partial.numpy(), x.reshape(2, 64).sum(axis=1))
+    shader_testing.check_cross_compile_round_trip(KERNELS, tmp_path, dev, how)
 
 
 # Run in a fresh process whose Vulkan loader or driver is broken in a given way.

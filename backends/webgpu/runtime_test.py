@@ -1,12 +1,10 @@
 """The WebGPU runtime on wgpu-native over Mesa's lavapipe: real WGSL, a real adapter,
 real cross-compiles, and the ways the library or the adapter can be missing."""
 
-import functools
 import json
 import os
 import shutil
 import subprocess
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +12,9 @@ import pytest
 
 import modrt
 import modrt_testing
+import shader_testing
 from modrt.backend import webgpu as webgpu_hook
+from shader_testing import sample, vadd_on
 
 DSO = "backends/webgpu/libmodrt_runtime_webgpu.so"
 WGSL_TYPES = {"float32": "f32", "int32": "i32"}
@@ -83,61 +83,19 @@ fn block_sum_fixed(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local
 """
 
 
-def signatures(dtype):
-    return [
-        f"vadd({dtype}*, {dtype}*, {dtype}*, int32; blockIdx.x, threadIdx.x)",
-        f"axpy({dtype}*, {dtype}*, {dtype}, int32, {dtype}; blockIdx.x, threadIdx.x)",
-        f"block_sum({dtype}*, {dtype}*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
-        f"block_sum_fixed({dtype}*, {dtype}*; blockIdx.x, threadIdx.x)",
-    ]
-
-
 def sources(dtype):
     wgsl = {"vadd": VADD, "axpy": AXPY, "block_sum": BLOCK_SUM, "block_sum_fixed": BLOCK_SUM_FIXED}
     return {name: f"alias T = {WGSL_TYPES[dtype]};{text}" for name, text in wgsl.items()}
 
 
-def compile_kernels(dtype="float32"):
-    return modrt.compile(sources(dtype), "webgpu", signatures(dtype))
-
-
-@functools.cache
-def kernel_bytes(dtype):
-    return compile_kernels(dtype).save_to_bytes()
-
-
-def kernels(dtype="float32"):
-    """A fresh real module of the test kernels."""
-    return modrt.load_module_from_bytes("webgpu", kernel_bytes(dtype))
-
-
-def sample(dtype, n, seed=7):
-    rng = np.random.default_rng(seed)
-    if dtype == "int32":
-        return rng.integers(-1000, 1000, n).astype("int32")
-    return rng.standard_normal(n).astype("float32")
-
-
-@pytest.fixture(scope="module")
-def dev():
-    d = modrt.device("webgpu", 0)
-    assert d.exist, d.unavailable_reason
-    return d
-
-
-def vadd_on(mod, dev, dtype="float32", n=1000):
-    a, b = sample(dtype, n, 1), sample(dtype, n, 2)
-    c = modrt.empty((n,), dtype, dev)
-    block = 64
-    mod["vadd"](modrt.tensor(a, dev), modrt.tensor(b, dev), c, n, (n + block - 1) // block, block)
-    np.testing.assert_array_equal(c.numpy(), a + b)
+KERNELS = shader_testing.Kernels("webgpu", sources)
+compile_kernels = KERNELS.compile
+kernels = KERNELS.load
+dev = shader_testing.device_fixture("webgpu")
 
 
 def test_runtime_is_loaded_and_registers_its_loader_and_device_api(dev):
-    status = modrt.backend.runtime_status("webgpu")
-    assert status.loaded and status.path.endswith("libmodrt_runtime_webgpu.so")
-    for name in ("module.create.webgpu", "module.load_from_bytes.webgpu", "device_api.webgpu"):
-        assert modrt.get_global_func(name, allow_missing=True) is not None, name
+    shader_testing.check_runtime_registered("webgpu")
 
 
 def test_device_attributes_describe_the_adapter(dev):
@@ -180,41 +138,23 @@ def test_host_copies_round_trip_odd_sizes(dev):
 
 @pytest.mark.parametrize("dtype", sorted(WGSL_TYPES))
 def test_vector_add_matches_numpy(dev, dtype):
-    mod = compile_kernels(dtype)
-    assert not mod.is_fallback and mod.kind == "webgpu"
-    vadd_on(mod, dev, dtype)
+    shader_testing.check_vector_add(KERNELS, dev, dtype)
 
 
 @pytest.mark.parametrize("dtype", sorted(WGSL_TYPES))
 def test_scalars_form_one_uniform_block_in_argument_order(dev, dtype):
-    mod = kernels(dtype)
-    n = 300
-    x, y = sample(dtype, n, 3), sample(dtype, n, 4)
-    alpha, beta = (3, -5) if dtype == "int32" else (2.5, 0.25)
-    out = modrt.tensor(y, dev)
-    mod["axpy"](modrt.tensor(x, dev), out, alpha, n, beta, (n + 31) // 32, 32)
-    expected = (np.asarray(alpha, dtype) * x + y + np.asarray(beta, dtype)).astype(dtype)
-    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    shader_testing.check_axpy(KERNELS, dev, dtype)
 
 
 @pytest.mark.parametrize("dtype", sorted(WGSL_TYPES))
 @pytest.mark.parametrize("block", [64, 128])
 def test_workgroup_memory_sized_at_launch(dev, dtype, block):
-    mod = kernels(dtype)
-    groups = 8
-    x = sample(dtype, groups * block, 5)
-    partial = modrt.empty((groups,), dtype, dev)
-    mod["block_sum"](modrt.tensor(x, dev), partial, groups, block, block * 4)
-    np.testing.assert_allclose(partial.numpy(), x.reshape(groups, block).sum(axis=1), rtol=1e-5, atol=1e-5)
+    shader_testing.check_block_sum(KERNELS, dev, dtype, block)
 
 
 @pytest.mark.parametrize("dtype", sorted(WGSL_TYPES))
 def test_reduction_with_a_fixed_workgroup(dev, dtype):
-    mod = kernels(dtype)
-    x = sample(dtype, 256, 6)
-    partial = modrt.empty((4,), dtype, dev)
-    mod["block_sum_fixed"](modrt.tensor(x, dev), partial, 4, 64)
-    np.testing.assert_allclose(partial.numpy(), x.reshape(4, 64).sum(axis=1), rtol=1e-5, atol=1e-5)
+    shader_testing.check_block_sum_fixed(KERNELS, dev, dtype)
 
 
 def test_many_launches_reuse_one_pipeline(dev):
@@ -272,24 +212,13 @@ def test_concurrent_first_launches_create_the_pipeline_once(dev):
     ta, tb = modrt.tensor(a, dev), modrt.tensor(b, dev)
     outs = [modrt.empty((n,), "float32", dev) for _ in range(threads)]
     ys = [modrt.tensor(np.zeros(n, "float32"), dev) for _ in range(threads)]
-    start = threading.Barrier(threads)
-    errors = []
 
     def work(i):
-        try:
-            start.wait()
-            for _ in range(10):
-                mod["vadd"](ta, tb, outs[i], n, n // 64, 64)
-                mod["axpy"](ta, ys[i], float(i + 1), n, 0.0, n // 64, 64)  # scalars differ per thread
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        for _ in range(10):
+            mod["vadd"](ta, tb, outs[i], n, n // 64, 64)
+            mod["axpy"](ta, ys[i], float(i + 1), n, 0.0, n // 64, 64)  # scalars differ per thread
 
-    workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    assert not errors, errors
+    modrt_testing.run_together(work, threads)
     assert webgpu_hook.pipelines_created(mod) == 3  # block_sum_fixed at load, vadd and axpy once each
     for i in range(threads):
         np.testing.assert_array_equal(outs[i].numpy(), a + b)
@@ -419,21 +348,12 @@ def test_scalars_wgsl_has_no_type_for_are_refused():
 
 
 def test_real_and_fallback_bytes_are_identical(monkeypatch):
-    real = compile_kernels()
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    fallback = compile_kernels()
-    assert not real.is_fallback and fallback.is_fallback
-    assert real.kind == fallback.kind == "webgpu"
-    assert real.save_to_bytes() == fallback.save_to_bytes()
+    real, fallback = shader_testing.check_real_and_fallback_bytes_identical(KERNELS, monkeypatch)
     assert real.inspect_source("wgsl") == fallback.inspect_source("wgsl")
 
 
 def test_load_from_bytes_gives_a_real_module_never_the_fallback(monkeypatch, dev):
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    fallback = compile_kernels()
-    loaded = modrt.load_module_from_bytes("webgpu", fallback.save_to_bytes())
-    assert not loaded.is_fallback and loaded.kind == "webgpu"
-    vadd_on(loaded, dev)
+    shader_testing.check_load_from_bytes_is_real(KERNELS, monkeypatch, dev)
 
 
 def test_artifact_round_trip_in_a_fresh_process(tmp_path, monkeypatch):
@@ -463,26 +383,7 @@ print("ran")
 def test_cross_compile_round_trip_across_processes(tmp_path, dev, how):
     """Compile where the runtime is forced off (or its DSO is not there at all),
     save, then load and run here, where it is on."""
-    path = tmp_path / "kernels.webgpu"
-    compile_side = f"""
-import modrt
-m = modrt.compile({sources("int32")!r}, "webgpu", {signatures("int32")!r})
-assert m.is_fallback, "the runtime is off on the compile side"
-open({str(path)!r}, "wb").write(m.save_to_bytes())
-"""
-    if how == "forced":
-        proc = modrt_testing.run_python(compile_side, env={"MODRT_COMPILE_FORCE_FALLBACK": "1"})
-    else:
-        tree = modrt_testing.copy_tree(tmp_path / "tree", drop=(DSO,))
-        proc = modrt_testing.run_python(compile_side, tree=tree)
-    assert proc.returncode == 0, proc.stderr
-    loaded = modrt.load_module_from_bytes("webgpu", path.read_bytes())
-    assert not loaded.is_fallback
-    vadd_on(loaded, dev, "int32")
-    x = sample("int32", 128, 9)
-    partial = modrt.empty((2,), "int32", dev)
-    loaded["block_sum"](modrt.tensor(x, dev), partial, 2, 64, 256)
-    np.testing.assert_array_equal(partial.numpy(), x.reshape(2, 64).sum(axis=1))
+    shader_testing.check_cross_compile_round_trip(KERNELS, tmp_path, dev, how)
 
 
 # Run in a fresh process whose wgpu-native library or Vulkan driver is missing

@@ -1,0 +1,166 @@
+"""Test support shared by the shader runtimes' tests (Vulkan, WebGPU): each
+writes the same four kernels in its own shading language and checks them
+the same way.
+
+The kernels, for an element type T: vadd(a, b, c, n) sets c = a + b;
+axpy(x, y, alpha, n, beta) sets y = alpha * x + y + beta; block_sum(x, partial)
+sums each workgroup's slice of x into partial, in workgroup memory sized at
+launch from dyn_shared_mem; block_sum_fixed does the same with a fixed
+workgroup of 64.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import modrt
+import modrt_testing
+
+
+def signatures(dtype: str) -> list[str]:
+    return [
+        f"vadd({dtype}*, {dtype}*, {dtype}*, int32; blockIdx.x, threadIdx.x)",
+        f"axpy({dtype}*, {dtype}*, {dtype}, int32, {dtype}; blockIdx.x, threadIdx.x)",
+        f"block_sum({dtype}*, {dtype}*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
+        f"block_sum_fixed({dtype}*, {dtype}*; blockIdx.x, threadIdx.x)",
+    ]
+
+
+def sample(dtype: str, n: int, seed: int = 7) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if dtype == "int32":
+        return rng.integers(-1000, 1000, n).astype("int32")
+    return rng.standard_normal(n).astype("float32")
+
+
+class Kernels:
+    """The test kernels of runtime `kind`; `sources(dtype)` gives their
+    per-function source for an element type."""
+
+    def __init__(self, kind: str, sources: Callable[[str], dict[str, str]]) -> None:
+        self.kind = kind
+        self.sources = sources
+        self._bytes = functools.cache(lambda dtype: self.compile(dtype).save_to_bytes())
+
+    def compile(self, dtype: str = "float32"):
+        return modrt.compile(self.sources(dtype), self.kind, signatures(dtype))
+
+    def load(self, dtype: str = "float32"):
+        """A fresh real module of the test kernels (compiled once per dtype)."""
+        return modrt.load_module_from_bytes(self.kind, self._bytes(dtype))
+
+
+def device_fixture(kind: str):
+    """A module-scoped `dev` fixture: device 0 of `kind`, which must exist."""
+
+    @pytest.fixture(scope="module")
+    def dev():
+        d = modrt.device(kind, 0)
+        assert d.exist, d.unavailable_reason
+        return d
+
+    return dev
+
+
+def vadd_on(mod, dev, dtype: str = "float32", n: int = 1000) -> None:
+    a, b = sample(dtype, n, 1), sample(dtype, n, 2)
+    c = modrt.empty((n,), dtype, dev)
+    block = 64
+    mod["vadd"](modrt.tensor(a, dev), modrt.tensor(b, dev), c, n, (n + block - 1) // block, block)
+    np.testing.assert_array_equal(c.numpy(), a + b)
+
+
+def check_runtime_registered(kind: str) -> None:
+    """The runtime DSO is loaded and registers its loader and device API."""
+    status = modrt.backend.runtime_status(kind)
+    assert status.loaded and status.path.endswith(f"libmodrt_runtime_{kind}.so")
+    for name in (f"module.create.{kind}", f"module.load_from_bytes.{kind}", f"device_api.{kind}"):
+        assert modrt.get_global_func(name, allow_missing=True) is not None, name
+
+
+def check_vector_add(kernels: Kernels, dev, dtype: str) -> None:
+    mod = kernels.compile(dtype)
+    assert not mod.is_fallback and mod.kind == kernels.kind
+    vadd_on(mod, dev, dtype)
+
+
+def check_axpy(kernels: Kernels, dev, dtype: str) -> None:
+    """Three scalars (alpha, n, beta) reach the kernel in argument order."""
+    mod = kernels.load(dtype)
+    n = 300
+    x, y = sample(dtype, n, 3), sample(dtype, n, 4)
+    alpha, beta = (3, -5) if dtype == "int32" else (2.5, 0.25)
+    out = modrt.tensor(y, dev)
+    mod["axpy"](modrt.tensor(x, dev), out, alpha, n, beta, (n + 31) // 32, 32)
+    expected = (np.asarray(alpha, dtype) * x + y + np.asarray(beta, dtype)).astype(dtype)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+
+
+def check_block_sum(kernels: Kernels, dev, dtype: str, block: int) -> None:
+    """Workgroup memory sized at launch (dyn_shared_mem) for a `block`-wide workgroup."""
+    mod = kernels.load(dtype)
+    groups = 8
+    x = sample(dtype, groups * block, 5)
+    partial = modrt.empty((groups,), dtype, dev)
+    mod["block_sum"](modrt.tensor(x, dev), partial, groups, block, block * 4)
+    np.testing.assert_allclose(partial.numpy(), x.reshape(groups, block).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def check_block_sum_fixed(kernels: Kernels, dev, dtype: str) -> None:
+    mod = kernels.load(dtype)
+    x = sample(dtype, 256, 6)
+    partial = modrt.empty((4,), dtype, dev)
+    mod["block_sum_fixed"](modrt.tensor(x, dev), partial, 4, 64)
+    np.testing.assert_allclose(partial.numpy(), x.reshape(4, 64).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def check_real_and_fallback_bytes_identical(kernels: Kernels, monkeypatch: pytest.MonkeyPatch):
+    """Returns the real and the fallback module, for further checks."""
+    real = kernels.compile()
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    fallback = kernels.compile()
+    assert not real.is_fallback and fallback.is_fallback
+    assert real.kind == fallback.kind == kernels.kind
+    assert real.save_to_bytes() == fallback.save_to_bytes()
+    return real, fallback
+
+
+def check_load_from_bytes_is_real(kernels: Kernels, monkeypatch: pytest.MonkeyPatch, dev) -> None:
+    """Bytes saved from a fallback module load as a real module that runs."""
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    fallback = kernels.compile()
+    loaded = modrt.load_module_from_bytes(kernels.kind, fallback.save_to_bytes())
+    assert not loaded.is_fallback and loaded.kind == kernels.kind
+    vadd_on(loaded, dev)
+
+
+def check_cross_compile_round_trip(kernels: Kernels, tmp_path: Path, dev, how: str) -> None:
+    """Compile in a fresh process where the runtime is forced off (`how` is
+    "forced") or its DSO is not there at all ("runtime-absent"), save, then
+    load and run here, where it is on."""
+    kind = kernels.kind
+    path = tmp_path / f"kernels.{kind}"
+    compile_side = f"""
+import modrt
+m = modrt.compile({kernels.sources("int32")!r}, {kind!r}, {signatures("int32")!r})
+assert m.is_fallback, "the runtime is off on the compile side"
+open({str(path)!r}, "wb").write(m.save_to_bytes())
+"""
+    if how == "forced":
+        proc = modrt_testing.run_python(compile_side, env={"MODRT_COMPILE_FORCE_FALLBACK": "1"})
+    else:
+        tree = modrt_testing.copy_tree(tmp_path / "tree", drop=(f"backends/{kind}/libmodrt_runtime_{kind}.so",))
+        proc = modrt_testing.run_python(compile_side, tree=tree)
+    assert proc.returncode == 0, proc.stderr
+    loaded = modrt.load_module_from_bytes(kind, path.read_bytes())
+    assert not loaded.is_fallback
+    vadd_on(loaded, dev, "int32")
+    x = sample("int32", 128, 9)
+    partial = modrt.empty((2,), "int32", dev)
+    loaded["block_sum"](modrt.tensor(x, dev), partial, 2, 64, 256)
+    np.testing.assert_array_equal(partial.numpy(), x.reshape(2, 64).sum(axis=1))
