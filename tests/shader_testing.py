@@ -1,6 +1,6 @@
 """Test support shared by the shader runtimes' tests (Vulkan, WebGPU): each
-writes the same four kernels in its own shading language and checks them
-the same way.
+writes the same four kernels in its own shading language, and KernelTests
+tests them the same way for both.
 
 The kernels, for an element type T: vadd(a, b, c, n) sets c = a + b;
 axpy(x, y, alpha, n, beta) sets y = alpha * x + y + beta; block_sum(x, partial)
@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import modrt
 import modrt_testing
+
+DTYPES = ("float32", "int32")
 
 
 def signatures(dtype: str) -> list[str]:
@@ -75,92 +76,99 @@ def vadd_on(mod, dev, dtype: str = "float32", n: int = 1000) -> None:
     np.testing.assert_array_equal(c.numpy(), a + b)
 
 
-def check_runtime_registered(kind: str) -> None:
-    """The runtime DSO is loaded and registers its loader and device API."""
-    status = modrt.backend.runtime_status(kind)
-    assert status.loaded and status.path.endswith(f"libmodrt_runtime_{kind}.so")
-    for name in (f"module.create.{kind}", f"module.load_from_bytes.{kind}", f"device_api.{kind}"):
-        assert modrt.get_global_func(name, allow_missing=True) is not None, name
+class KernelTests:
+    """The tests every shader runtime passes the same way. A runtime's test
+    module collects them with a subclass named Test... that sets `kernels`,
+    next to a `dev` fixture (device_fixture)."""
 
+    kernels: Kernels
 
-def check_vector_add(kernels: Kernels, dev, dtype: str) -> None:
-    mod = kernels.compile(dtype)
-    assert not mod.is_fallback and mod.kind == kernels.kind
-    vadd_on(mod, dev, dtype)
+    def test_runtime_is_loaded_and_registers_its_loader_and_device_api(self, dev):
+        kind = self.kernels.kind
+        status = modrt.backend.runtime_status(kind)
+        assert status.loaded and status.path.endswith(f"libmodrt_runtime_{kind}.so")
+        for name in (f"module.create.{kind}", f"module.load_from_bytes.{kind}", f"device_api.{kind}"):
+            assert modrt.get_global_func(name, allow_missing=True) is not None, name
 
+    @pytest.mark.parametrize("dtype", DTYPES)
+    def test_vector_add_matches_numpy(self, dev, dtype):
+        mod = self.kernels.compile(dtype)
+        assert not mod.is_fallback and mod.kind == self.kernels.kind
+        vadd_on(mod, dev, dtype)
 
-def check_axpy(kernels: Kernels, dev, dtype: str) -> None:
-    """Three scalars (alpha, n, beta) reach the kernel in argument order."""
-    mod = kernels.load(dtype)
-    n = 300
-    x, y = sample(dtype, n, 3), sample(dtype, n, 4)
-    alpha, beta = (3, -5) if dtype == "int32" else (2.5, 0.25)
-    out = modrt.tensor(y, dev)
-    mod["axpy"](modrt.tensor(x, dev), out, alpha, n, beta, (n + 31) // 32, 32)
-    expected = (np.asarray(alpha, dtype) * x + y + np.asarray(beta, dtype)).astype(dtype)
-    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    @pytest.mark.parametrize("dtype", DTYPES)
+    def test_scalars_reach_the_kernel_in_argument_order(self, dev, dtype):
+        """alpha, n and beta: Vulkan push constants, one WebGPU uniform block."""
+        mod = self.kernels.load(dtype)
+        n = 300
+        x, y = sample(dtype, n, 3), sample(dtype, n, 4)
+        alpha, beta = (3, -5) if dtype == "int32" else (2.5, 0.25)
+        out = modrt.tensor(y, dev)
+        mod["axpy"](modrt.tensor(x, dev), out, alpha, n, beta, (n + 31) // 32, 32)
+        expected = (np.asarray(alpha, dtype) * x + y + np.asarray(beta, dtype)).astype(dtype)
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
 
+    @pytest.mark.parametrize("dtype", DTYPES)
+    @pytest.mark.parametrize("block", [64, 128])
+    def test_workgroup_memory_sized_at_launch(self, dev, dtype, block):
+        """A reduction in shared memory sized from dyn_shared_mem."""
+        mod = self.kernels.load(dtype)
+        groups = 8
+        x = sample(dtype, groups * block, 5)
+        partial = modrt.empty((groups,), dtype, dev)
+        mod["block_sum"](modrt.tensor(x, dev), partial, groups, block, block * 4)
+        np.testing.assert_allclose(partial.numpy(), x.reshape(groups, block).sum(axis=1), rtol=1e-5, atol=1e-5)
 
-def check_block_sum(kernels: Kernels, dev, dtype: str, block: int) -> None:
-    """Workgroup memory sized at launch (dyn_shared_mem) for a `block`-wide workgroup."""
-    mod = kernels.load(dtype)
-    groups = 8
-    x = sample(dtype, groups * block, 5)
-    partial = modrt.empty((groups,), dtype, dev)
-    mod["block_sum"](modrt.tensor(x, dev), partial, groups, block, block * 4)
-    np.testing.assert_allclose(partial.numpy(), x.reshape(groups, block).sum(axis=1), rtol=1e-5, atol=1e-5)
+    @pytest.mark.parametrize("dtype", DTYPES)
+    def test_reduction_with_a_fixed_workgroup(self, dev, dtype):
+        mod = self.kernels.load(dtype)
+        x = sample(dtype, 256, 6)
+        partial = modrt.empty((4,), dtype, dev)
+        mod["block_sum_fixed"](modrt.tensor(x, dev), partial, 4, 64)
+        np.testing.assert_allclose(partial.numpy(), x.reshape(4, 64).sum(axis=1), rtol=1e-5, atol=1e-5)
 
+    def real_and_fallback(self, monkeypatch):
+        """A real and a fallback module of the kernels, checked to save the same bytes."""
+        real = self.kernels.compile()
+        monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+        fallback = self.kernels.compile()
+        assert not real.is_fallback and fallback.is_fallback
+        assert real.kind == fallback.kind == self.kernels.kind
+        assert real.save_to_bytes() == fallback.save_to_bytes()
+        return real, fallback
 
-def check_block_sum_fixed(kernels: Kernels, dev, dtype: str) -> None:
-    mod = kernels.load(dtype)
-    x = sample(dtype, 256, 6)
-    partial = modrt.empty((4,), dtype, dev)
-    mod["block_sum_fixed"](modrt.tensor(x, dev), partial, 4, 64)
-    np.testing.assert_allclose(partial.numpy(), x.reshape(4, 64).sum(axis=1), rtol=1e-5, atol=1e-5)
+    def test_real_and_fallback_bytes_are_identical(self, monkeypatch):
+        self.real_and_fallback(monkeypatch)
 
+    def test_load_from_bytes_gives_a_real_module_never_the_fallback(self, monkeypatch, dev):
+        monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+        fallback = self.kernels.compile()
+        loaded = modrt.load_module_from_bytes(self.kernels.kind, fallback.save_to_bytes())
+        assert not loaded.is_fallback and loaded.kind == self.kernels.kind
+        vadd_on(loaded, dev)
 
-def check_real_and_fallback_bytes_identical(kernels: Kernels, monkeypatch: pytest.MonkeyPatch):
-    """Returns the real and the fallback module, for further checks."""
-    real = kernels.compile()
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    fallback = kernels.compile()
-    assert not real.is_fallback and fallback.is_fallback
-    assert real.kind == fallback.kind == kernels.kind
-    assert real.save_to_bytes() == fallback.save_to_bytes()
-    return real, fallback
-
-
-def check_load_from_bytes_is_real(kernels: Kernels, monkeypatch: pytest.MonkeyPatch, dev) -> None:
-    """Bytes saved from a fallback module load as a real module that runs."""
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    fallback = kernels.compile()
-    loaded = modrt.load_module_from_bytes(kernels.kind, fallback.save_to_bytes())
-    assert not loaded.is_fallback and loaded.kind == kernels.kind
-    vadd_on(loaded, dev)
-
-
-def check_cross_compile_round_trip(kernels: Kernels, tmp_path: Path, dev, how: str) -> None:
-    """Compile in a fresh process where the runtime is forced off (`how` is
-    "forced") or its DSO is not there at all ("runtime-absent"), save, then
-    load and run here, where it is on."""
-    kind = kernels.kind
-    path = tmp_path / f"kernels.{kind}"
-    compile_side = f"""
+    @pytest.mark.parametrize("how", ["forced", "runtime-absent"])
+    def test_cross_compile_round_trip_across_processes(self, tmp_path, dev, how):
+        """Compile where the runtime is forced off (or its DSO is not there at all),
+        save, then load and run here, where it is on."""
+        kind = self.kernels.kind
+        path = tmp_path / f"kernels.{kind}"
+        compile_side = f"""
 import modrt
-m = modrt.compile({kernels.sources("int32")!r}, {kind!r}, {signatures("int32")!r})
+m = modrt.compile({self.kernels.sources("int32")!r}, {kind!r}, {signatures("int32")!r})
 assert m.is_fallback, "the runtime is off on the compile side"
 open({str(path)!r}, "wb").write(m.save_to_bytes())
 """
-    if how == "forced":
-        proc = modrt_testing.run_python(compile_side, env={"MODRT_COMPILE_FORCE_FALLBACK": "1"})
-    else:
-        tree = modrt_testing.copy_tree(tmp_path / "tree", drop=(f"backends/{kind}/libmodrt_runtime_{kind}.so",))
-        proc = modrt_testing.run_python(compile_side, tree=tree)
-    assert proc.returncode == 0, proc.stderr
-    loaded = modrt.load_module_from_bytes(kind, path.read_bytes())
-    assert not loaded.is_fallback
-    vadd_on(loaded, dev, "int32")
-    x = sample("int32", 128, 9)
-    partial = modrt.empty((2,), "int32", dev)
-    loaded["block_sum"](modrt.tensor(x, dev), partial, 2, 64, 256)
-    np.testing.assert_array_equal(partial.numpy(), x.reshape(2, 64).sum(axis=1))
+        if how == "forced":
+            proc = modrt_testing.run_python(compile_side, env={"MODRT_COMPILE_FORCE_FALLBACK": "1"})
+        else:
+            dso = f"backends/{kind}/libmodrt_runtime_{kind}.so"
+            proc = modrt_testing.run_python(compile_side, tree=modrt_testing.copy_tree(tmp_path / "tree", drop=(dso,)))
+        assert proc.returncode == 0, proc.stderr
+        loaded = modrt.load_module_from_bytes(kind, path.read_bytes())
+        assert not loaded.is_fallback
+        vadd_on(loaded, dev, "int32")
+        x = sample("int32", 128, 9)
+        partial = modrt.empty((2,), "int32", dev)
+        loaded["block_sum"](modrt.tensor(x, dev), partial, 2, 64, 256)
+        np.testing.assert_array_equal(partial.numpy(), x.reshape(2, 64).sum(axis=1))

@@ -84,8 +84,8 @@ kernels = KERNELS.load
 dev = shader_testing.device_fixture("vulkan")
 
 
-def test_runtime_is_loaded_and_registers_its_loader_and_device_api(dev):
-    shader_testing.check_runtime_registered("vulkan")
+class TestKernels(shader_testing.KernelTests):
+    kernels = KERNELS
 
 
 def test_device_attributes_come_from_the_device(dev):
@@ -155,27 +155,6 @@ void main() {{ uint i = gl_GlobalInvocationID.x; c[i] = a[i] + b[i]; }}
     c = modrt.empty((64,), dtype, dev)
     mod["add"](modrt.tensor(a, dev), modrt.tensor(b, dev), c, 2, 32)
     np.testing.assert_array_equal(c.numpy(), a + b)
-
-
-@pytest.mark.parametrize("dtype", sorted(DTYPES))
-def test_vector_add_matches_numpy(dev, dtype):
-    shader_testing.check_vector_add(KERNELS, dev, dtype)
-
-
-@pytest.mark.parametrize("dtype", sorted(DTYPES))
-def test_scalar_push_constants(dev, dtype):
-    shader_testing.check_axpy(KERNELS, dev, dtype)
-
-
-@pytest.mark.parametrize("dtype", sorted(DTYPES))
-@pytest.mark.parametrize("block", [64, 128])
-def test_shared_memory_reduction_sized_at_launch(dev, dtype, block):
-    shader_testing.check_block_sum(KERNELS, dev, dtype, block)
-
-
-@pytest.mark.parametrize("dtype", sorted(DTYPES))
-def test_shared_memory_reduction_with_a_fixed_workgroup(dev, dtype):
-    shader_testing.check_block_sum_fixed(KERNELS, dev, dtype)
 
 
 def test_many_launches_reuse_one_pipeline(dev):
@@ -384,21 +363,6 @@ def test_spirv_given_directly_runs(dev):
     t = modrt.tensor(x, dev)
     mod["f"](t, 8)
     np.testing.assert_array_equal(t.numpy(), x * 2)
-
-
-def test_real_and_fallback_bytes_are_identical(monkeypatch):
-    shader_testing.check_real_and_fallback_bytes_identical(KERNELS, monkeypatch)
-
-
-def test_load_from_bytes_gives_a_real_module_never_the_fallback(monkeypatch, dev):
-    shader_testing.check_load_from_bytes_is_real(KERNELS, monkeypatch, dev)
-
-
-@pytest.mark.parametrize("how", ["forced", "runtime-absent"])
-def test_cross_compile_round_trip_across_processes(tmp_path, dev, how):
-    """Compile where the runtime is forced off (or its DSO is not there at all),
-    save, then load and run here, where it is on."""
-    shader_testing.check_cross_compile_round_trip(KERNELS, tmp_path, dev, how)
 
 
 # Run in a fresh process whose Vulkan loader or driver is broken in a given way.

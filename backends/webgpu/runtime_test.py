@@ -94,8 +94,12 @@ kernels = KERNELS.load
 dev = shader_testing.device_fixture("webgpu")
 
 
-def test_runtime_is_loaded_and_registers_its_loader_and_device_api(dev):
-    shader_testing.check_runtime_registered("webgpu")
+class TestKernels(shader_testing.KernelTests):
+    kernels = KERNELS
+
+    def test_real_and_fallback_bytes_are_identical(self, monkeypatch):
+        real, fallback = self.real_and_fallback(monkeypatch)
+        assert real.inspect_source("wgsl") == fallback.inspect_source("wgsl")
 
 
 def test_device_attributes_describe_the_adapter(dev):
@@ -134,27 +138,6 @@ def test_host_copies_round_trip_odd_sizes(dev):
         x = np.arange(n, dtype="uint8")
         t = modrt.tensor(x, dev)
         np.testing.assert_array_equal(t.numpy(), x)
-
-
-@pytest.mark.parametrize("dtype", sorted(WGSL_TYPES))
-def test_vector_add_matches_numpy(dev, dtype):
-    shader_testing.check_vector_add(KERNELS, dev, dtype)
-
-
-@pytest.mark.parametrize("dtype", sorted(WGSL_TYPES))
-def test_scalars_form_one_uniform_block_in_argument_order(dev, dtype):
-    shader_testing.check_axpy(KERNELS, dev, dtype)
-
-
-@pytest.mark.parametrize("dtype", sorted(WGSL_TYPES))
-@pytest.mark.parametrize("block", [64, 128])
-def test_workgroup_memory_sized_at_launch(dev, dtype, block):
-    shader_testing.check_block_sum(KERNELS, dev, dtype, block)
-
-
-@pytest.mark.parametrize("dtype", sorted(WGSL_TYPES))
-def test_reduction_with_a_fixed_workgroup(dev, dtype):
-    shader_testing.check_block_sum_fixed(KERNELS, dev, dtype)
 
 
 def test_many_launches_reuse_one_pipeline(dev):
@@ -347,15 +330,6 @@ def test_scalars_wgsl_has_no_type_for_are_refused():
         modrt.compile({"f": SCALE}, "webgpu", ["f(float32*, int64; blockIdx.x)"])
 
 
-def test_real_and_fallback_bytes_are_identical(monkeypatch):
-    real, fallback = shader_testing.check_real_and_fallback_bytes_identical(KERNELS, monkeypatch)
-    assert real.inspect_source("wgsl") == fallback.inspect_source("wgsl")
-
-
-def test_load_from_bytes_gives_a_real_module_never_the_fallback(monkeypatch, dev):
-    shader_testing.check_load_from_bytes_is_real(KERNELS, monkeypatch, dev)
-
-
 def test_artifact_round_trip_in_a_fresh_process(tmp_path, monkeypatch):
     """Exported where the runtime is forced off, loaded and run in a fresh process."""
     monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
@@ -377,13 +351,6 @@ print("ran")
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ran"
-
-
-@pytest.mark.parametrize("how", ["forced", "runtime-absent"])
-def test_cross_compile_round_trip_across_processes(tmp_path, dev, how):
-    """Compile where the runtime is forced off (or its DSO is not there at all),
-    save, then load and run here, where it is on."""
-    shader_testing.check_cross_compile_round_trip(KERNELS, tmp_path, dev, how)
 
 
 # Run in a fresh process whose wgpu-native library or Vulkan driver is missing
