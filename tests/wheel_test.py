@@ -45,15 +45,20 @@ def make_venv(root: Path, *wheels: Path) -> Path:
     return root
 
 
-def pip(venv: Path, *args: str) -> subprocess.CompletedProcess:
+def run_in(venv: Path, program: str, *args: str, timeout: int = 300, **env: str) -> subprocess.CompletedProcess:
+    """Runs the venv's bin/`program` in the venv, in a user's environment plus `env`."""
     return subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", *args],
+        [str(venv / "bin" / program), *args],
         capture_output=True,
         text=True,
-        env=clean_env(),
+        env=clean_env(**env),
         cwd=venv,
-        timeout=300,
+        timeout=timeout,
     )
+
+
+def pip(venv: Path, *args: str) -> subprocess.CompletedProcess:
+    return run_in(venv, "python", "-m", "pip", *args)
 
 
 @pytest.fixture(scope="module")
@@ -63,14 +68,21 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def python(venv: Path, code: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(venv / "bin" / "python"), "-c", code],
-        capture_output=True,
-        text=True,
-        env=clean_env(**env),
-        cwd=venv,
-        timeout=300,
-    )
+    return run_in(venv, "python", "-c", code, **env)
+
+
+def info(venv: Path, **env: str) -> dict[str, dict]:
+    """`modrt info --json`, which must succeed, as rows by backend."""
+    proc = run_in(venv, "modrt", "info", "--json", **env)
+    assert proc.returncode == 0, proc.stderr
+    return {r["backend"]: r for r in json.loads(proc.stdout)}
+
+
+def doctor(venv: Path) -> tuple[subprocess.CompletedProcess, set[tuple[str, str, str]]]:
+    """`modrt doctor --json` and its file rows as (state, file name, recorded in)."""
+    proc = run_in(venv, "modrt", "doctor", "--json")
+    rows = json.loads(proc.stdout)["files"]
+    return proc, {(r["state"], Path(r["path"]).name, r["recorded_in"]) for r in rows}
 
 
 def test_import_comes_from_the_wheel(venv: Path) -> None:
@@ -97,16 +109,7 @@ def test_the_extra_dso_ships_and_loads(venv: Path) -> None:
 
 
 def test_modrt_info_outside_bazel(venv: Path) -> None:
-    proc = subprocess.run(
-        [str(venv / "bin" / "modrt"), "info", "--json"],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        cwd=venv,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    rows = {r["backend"]: r for r in json.loads(proc.stdout)}
+    rows = info(venv)
     assert rows["cpu"]["loaded"] and rows["cpu"]["dso"].startswith(str(venv))
     for name, relative in modrt._selection.RUNTIMES.items():
         if relative:  # selected in this build: shipped in the wheel and loaded from it
@@ -150,28 +153,14 @@ def test_modrt_library_path_is_searched(venv: Path, tmp_path: Path) -> None:
 
 
 def test_modrt_demo_outside_bazel(venv: Path) -> None:
-    proc = subprocess.run(
-        [str(venv / "bin" / "modrt"), "demo"], capture_output=True, text=True, env=clean_env(), cwd=venv, timeout=600
-    )
+    proc = run_in(venv, "modrt", "demo", timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "every real result matches numpy" in proc.stdout
 
 
 def test_modrt_doctor_checks_the_installed_wheel(venv: Path) -> None:
-    def doctor() -> tuple[int, set[tuple[str, str, str]]]:
-        proc = subprocess.run(
-            [str(venv / "bin" / "modrt"), "doctor", "--json"],
-            capture_output=True,
-            text=True,
-            env=clean_env(),
-            cwd=venv,
-            timeout=300,
-        )
-        rows = json.loads(proc.stdout)["files"]
-        return proc.returncode, {(r["state"], Path(r["path"]).name, r["recorded_in"]) for r in rows}
-
-    code, rows = doctor()
-    assert code == 0, rows
+    proc, rows = doctor(venv)
+    assert proc.returncode == 0, rows
     record = next(r[2] for r in rows if r[2].endswith("/RECORD"))
     assert ("ok", "libmodrt_runtime_extra.so", "build") in rows
     assert ("ok", "libmodrt_runtime_extra.so", record) in rows
@@ -179,10 +168,10 @@ def test_modrt_doctor_checks_the_installed_wheel(venv: Path) -> None:
     original = extra.read_bytes()
     try:
         extra.write_bytes(original[: len(original) // 2])  # an interrupted install
-        code, rows = doctor()
+        proc, rows = doctor(venv)
     finally:
         extra.write_bytes(original)
-    assert code == 1
+    assert proc.returncode == 1
     assert ("modified", "libmodrt_runtime_extra.so", "build") in rows
     assert ("modified", "libmodrt_runtime_extra.so", record) in rows
 
@@ -201,19 +190,6 @@ mod["vadd"](modrt.tensor(a, dev), modrt.tensor(a, dev), c, 256, 4, 64)
 assert (c.numpy() == a + a).all()
 print(modrt.backend.runtime_status("opencl").origin)
 """
-
-
-def info(venv: Path, **env: str) -> dict[str, dict]:
-    proc = subprocess.run(
-        [str(venv / "bin" / "modrt"), "info", "--json"],
-        capture_output=True,
-        text=True,
-        env=clean_env(**env),
-        cwd=venv,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return {r["backend"]: r for r in json.loads(proc.stdout)}
 
 
 def site_packages(venv: Path) -> Path:
@@ -260,16 +236,8 @@ def test_backend_wheels_load_their_runtimes_and_run(backend_venv: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"wheel modrt-opencl {modrt.__version__}"
     # `modrt doctor` checks the backend wheels' DSOs against their RECORDs too.
-    doctor = subprocess.run(
-        [str(backend_venv / "bin" / "modrt"), "doctor", "--json"],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        cwd=backend_venv,
-        timeout=300,
-    )
-    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
-    rows = {(r["state"], Path(r["path"]).name, r["recorded_in"]) for r in json.loads(doctor.stdout)["files"]}
+    checked, rows = doctor(backend_venv)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
     for name in ("opencl", "vulkan"):
         assert ("ok", f"libmodrt_runtime_{name}.so", f"modrt_{name}-{modrt.__version__}.dist-info/RECORD") in rows
 
@@ -284,14 +252,7 @@ def test_two_copies_the_first_in_order_loads_and_info_names_both(backend_venv: P
     assert copies[0] == {"origin": "MODRT_LIBRARY_PATH", "path": str(mine), "state": "loaded"}
     assert copies[1]["origin"] == f"wheel modrt-opencl {modrt.__version__}"
     assert copies[1]["state"] == "not loaded: the copy from MODRT_LIBRARY_PATH was loaded first"
-    table = subprocess.run(
-        [str(backend_venv / "bin" / "modrt"), "info"],
-        capture_output=True,
-        text=True,
-        env=clean_env(MODRT_LIBRARY_PATH=str(tmp_path)),
-        cwd=backend_venv,
-        timeout=300,
-    )
+    table = run_in(backend_venv, "modrt", "info", MODRT_LIBRARY_PATH=str(tmp_path))
     assert table.returncode == 0, table.stderr
     # The copies table numbers the copies; their paths follow it whole, one a line.
     path_lines = [line.split(None, 1) for line in table.stdout.splitlines() if line.strip()[:1].isdigit()]
