@@ -12,6 +12,7 @@ workgroup of 64.
 from __future__ import annotations
 
 import functools
+import types
 from collections.abc import Callable
 
 import numpy as np
@@ -78,10 +79,12 @@ def vadd_on(mod, dev, dtype: str = "float32", n: int = 1000) -> None:
 
 class KernelTests:
     """The tests every shader runtime passes the same way. A runtime's test
-    module collects them with a subclass named Test... that sets `kernels`,
-    next to a `dev` fixture (device_fixture)."""
+    module collects them with a subclass named Test... that sets the class
+    attributes below, next to a `dev` fixture (device_fixture)."""
 
     kernels: Kernels
+    hook: types.ModuleType  # the runtime's Python hook: pipelines_created(module)
+    pipelines_at_load: int  # pipelines a freshly loaded module of the kernels has
 
     def test_runtime_is_loaded_and_registers_its_loader_and_device_api(self, dev):
         kind = self.kernels.kind
@@ -126,6 +129,24 @@ class KernelTests:
         partial = modrt.empty((4,), dtype, dev)
         mod["block_sum_fixed"](modrt.tensor(x, dev), partial, 4, 64)
         np.testing.assert_allclose(partial.numpy(), x.reshape(4, 64).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+    def test_many_launches_reuse_one_pipeline(self, dev):
+        mod = self.kernels.load()
+        at_load = self.pipelines_at_load
+        assert self.hook.pipelines_created(mod) == at_load
+        n = 256
+        x = modrt.tensor(np.ones(n, "float32"), dev)
+        y = modrt.tensor(np.zeros(n, "float32"), dev)
+        for _ in range(50):
+            mod["axpy"](x, y, 1.0, n, 0.0, n // 64, 64)
+        np.testing.assert_array_equal(y.numpy(), np.full(n, 50, "float32"))  # in launch order
+        assert self.hook.pipelines_created(mod) == at_load + 1
+        # Another workgroup size is another specialisation (Vulkan specialization
+        # constants, WebGPU override values): one more pipeline, then reused.
+        for _ in range(5):
+            mod["axpy"](x, y, 1.0, n, 0.0, n // 128, 128)
+        assert self.hook.pipelines_created(mod) == at_load + 2
+        np.testing.assert_array_equal(y.numpy(), np.full(n, 55, "float32"))
 
     def real_and_fallback(self, monkeypatch):
         """A real and a fallback module of the kernels, checked to save the same bytes."""
