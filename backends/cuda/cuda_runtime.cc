@@ -237,19 +237,12 @@ namespace nv = ::modrt::cuda_nvrtc;
 // The Python package roots nvrtc.h's Find() searches, as the CUDA hook reports
 // them (none without the hook: MODRT_NVRTC_LIBRARY and the loader's path remain).
 std::vector<std::string> NvrtcPackageRoots() {
-  std::vector<std::string> roots;
   ObjectRef f = GetGlobal("backend.cuda.nvrtc_package_roots");
-  if (!f) return roots;
+  if (!f) return {};
   OwnedValue out;
   CallFunction(f, nullptr, 0, &out);
-  if (out.value().type_code == kModrtNone) return roots;
-  std::string_view text = Args(&out.value(), 1).Str(0);
-  while (!text.empty()) {
-    size_t end = text.find('\n');
-    roots.emplace_back(text.substr(0, end));
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-  }
-  return roots;
+  if (out.value().type_code == kModrtNone) return {};
+  return nv::SplitPackageRoots(Args(&out.value(), 1).Str(0));
 }
 
 // The NVRTC found now; null, with `*why`, when there is none.

@@ -109,6 +109,16 @@ struct Program {
 
 }  // namespace
 
+std::vector<std::string> SplitPackageRoots(std::string_view text) {
+  std::vector<std::string> roots;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    roots.emplace_back(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+  }
+  return roots;
+}
+
 std::string Find(const std::vector<std::string>& package_roots, std::string* why) {
   const char* chosen = std::getenv("MODRT_NVRTC_LIBRARY");
   if (chosen != nullptr && *chosen != '\0') return chosen;

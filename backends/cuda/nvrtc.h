@@ -51,6 +51,10 @@ namespace cuda_nvrtc __attribute__((visibility("hidden"))) {
   // `*why` saying what was tried.
   std::string Find(const std::vector<std::string>& package_roots, std::string* why);
 
+  // The package roots as backend.cuda.nvrtc_package_roots returns them: one
+  // directory a line.
+  std::vector<std::string> SplitPackageRoots(std::string_view text);
+
   // An arch as targets spell it: "sm_86", "sm_90a", "compute_86".
   struct Arch {
     int number = 0;      // 86

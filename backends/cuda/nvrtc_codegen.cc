@@ -23,19 +23,12 @@ namespace nv = ::modrt::cuda_nvrtc;
 // The Python package roots (nvrtc.h's Find), as the CUDA hook reports them:
 // none when the hook is not registered.
 std::vector<std::string> PackageRoots() {
-  std::vector<std::string> roots;
   Ref<FunctionObj> f = GetGlobal("backend.cuda.nvrtc_package_roots");
-  if (!f) return roots;
+  if (!f) return {};
   OwnedValue out;
   f->Call(nullptr, 0, out.out());
-  if (out.value().type_code == kModrtNone) return roots;
-  std::string_view text = Args(&out.value(), 1).Str(0);
-  while (!text.empty()) {
-    size_t end = text.find('\n');
-    roots.emplace_back(text.substr(0, end));
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-  }
-  return roots;
+  if (out.value().type_code == kModrtNone) return {};
+  return nv::SplitPackageRoots(Args(&out.value(), 1).Str(0));
 }
 
 // Runs `body`, re-raising nvrtc.h's errors as modrt errors of the same kind.
