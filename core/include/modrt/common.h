@@ -22,8 +22,11 @@
 
 #include "modrt/plugin_api.h"
 
+// Hidden: nothing of modrt::common leaves the DSO that compiles it.
+#define MODRT_COMMON_HIDDEN __attribute__((visibility("hidden")))
+
 namespace modrt {
-namespace common __attribute__((visibility("hidden"))) {
+namespace common MODRT_COMMON_HIDDEN {
 
 template <typename... Parts>
 std::string StrCat(const Parts&... parts) {
