@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "internal.h"
 #include "modrt/backend.h"
 
 namespace modrt {
@@ -50,16 +51,6 @@ bool IsValidKind(std::string_view kind) {
     if (!isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   }
   return true;
-}
-
-std::string Hex(std::string_view bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    out += digits[(static_cast<unsigned char>(c) >> 4) & 0xf];
-    out += digits[static_cast<unsigned char>(c) & 0xf];
-  }
-  return out;
 }
 
 // Fills fmt, shape and signatures from the module's own bytes, so the

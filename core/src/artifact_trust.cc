@@ -7,6 +7,7 @@
 #include <mutex>
 #include <utility>
 
+#include "internal.h"
 #include "modrt/function.h"
 
 namespace modrt {
@@ -27,16 +28,6 @@ void InitSodium() {
   static const int status = sodium_init();
   if (status < 0)
     Fail("RuntimeError", "libsodium failed to initialize; cannot sign or verify artifacts");
-}
-
-std::string Hex(std::string_view bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    out += digits[(static_cast<unsigned char>(c) >> 4) & 0xf];
-    out += digits[static_cast<unsigned char>(c) & 0xf];
-  }
-  return out;
 }
 
 // Lowercase hex of exactly `bytes` bytes; false on anything else.

@@ -24,6 +24,26 @@ Object* AsObject(ModrtObjectHandle h) {
   if (h == nullptr) Fail("ValueError", "null object handle");
   return static_cast<Object*>(h);
 }
+
+// A DLPack export of `t` (Managed: DLManagedTensor or DLManagedTensorVersioned,
+// zeroed but for the tensor, context and deleter) that keeps `t` alive until
+// the consumer calls the deleter.
+template <typename Managed>
+Managed* ExportDLPack(modrt::TensorObj* t) {
+  struct Exported {
+    Managed managed;
+    Ref<modrt::TensorObj> owner;
+  };
+  auto exported = std::make_unique<Exported>();
+  exported->owner = Ref<modrt::TensorObj>(t);
+  exported->managed.dl_tensor = *t->dl();
+  exported->managed.manager_ctx = exported.get();
+  exported->managed.deleter = [](Managed* self) {
+    std::unique_ptr<Exported> done(static_cast<Exported*>(self->manager_ctx));
+  };
+  return &exported.release()->managed;
+}
+
 }  // namespace
 
 extern "C" {
@@ -119,40 +139,18 @@ int ModrtTensorToDLPackVersioned(ModrtObjectHandle tensor, uint64_t flags,
                                  DLManagedTensorVersioned** out) {
   return GuardCall([&] {
     auto* t = modrt::ObjectAs<modrt::TensorObj>(AsObject(tensor), kModrtObjTensor, "tensor");
-    struct Exported {
-      DLManagedTensorVersioned managed;
-      Ref<modrt::TensorObj> owner;
-    };
-    auto exported = std::make_unique<Exported>();
-    exported->owner = Ref<modrt::TensorObj>(t);
-    exported->managed.version.major = DLPACK_MAJOR_VERSION;
-    exported->managed.version.minor = DLPACK_MINOR_VERSION;
-    exported->managed.flags = flags | (t->read_only() ? DLPACK_FLAG_BITMASK_READ_ONLY : 0);
-    exported->managed.dl_tensor = *t->dl();
-    exported->managed.manager_ctx = exported.get();
-    exported->managed.deleter = [](DLManagedTensorVersioned* self) {
-      std::unique_ptr<Exported> done(static_cast<Exported*>(self->manager_ctx));
-    };
-    *out = &exported.release()->managed;
+    DLManagedTensorVersioned* managed = ExportDLPack<DLManagedTensorVersioned>(t);
+    managed->version.major = DLPACK_MAJOR_VERSION;
+    managed->version.minor = DLPACK_MINOR_VERSION;
+    managed->flags = flags | (t->read_only() ? DLPACK_FLAG_BITMASK_READ_ONLY : 0);
+    *out = managed;
   });
 }
 
 int ModrtTensorToDLPack(ModrtObjectHandle tensor, DLManagedTensor** out) {
   return GuardCall([&] {
     auto* t = modrt::ObjectAs<modrt::TensorObj>(AsObject(tensor), kModrtObjTensor, "tensor");
-    // The exported tensor keeps `t` alive until the consumer calls the deleter.
-    struct Exported {
-      DLManagedTensor managed;
-      Ref<modrt::TensorObj> owner;
-    };
-    auto exported = std::make_unique<Exported>();
-    exported->owner = Ref<modrt::TensorObj>(t);
-    exported->managed.dl_tensor = *t->dl();
-    exported->managed.manager_ctx = exported.get();
-    exported->managed.deleter = [](DLManagedTensor* self) {
-      std::unique_ptr<Exported> done(static_cast<Exported*>(self->manager_ctx));
-    };
-    *out = &exported.release()->managed;
+    *out = ExportDLPack<DLManagedTensor>(t);
   });
 }
 

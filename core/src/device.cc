@@ -110,21 +110,9 @@ DeviceAPI* GetExistingDeviceAPI(DLDevice device) {
   return api;
 }
 
-size_t TensorBytes(const DLTensor& t) {
-  size_t n = 1;
-  for (int i = 0; i < t.ndim; ++i) n *= static_cast<size_t>(t.shape[i]);
-  return n * ((t.dtype.bits * t.dtype.lanes + 7) / 8);
-}
+size_t TensorBytes(const DLTensor& t) { return common::TensorBytes(t); }
 
-bool IsContiguous(const DLTensor& t) {
-  if (t.strides == nullptr) return true;
-  int64_t expected = 1;
-  for (int i = t.ndim - 1; i >= 0; --i) {
-    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
-    expected *= t.shape[i];
-  }
-  return true;
-}
+bool IsContiguous(const DLTensor& t) { return common::IsContiguous(t); }
 
 size_t TensorObj::nbytes() const { return TensorBytes(dl_); }
 

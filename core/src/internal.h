@@ -3,6 +3,7 @@
 #define MODRT_CORE_SRC_INTERNAL_H_
 
 #include <string>
+#include <string_view>
 
 #include "modrt/function.h"
 #include "modrt/payload.h"
@@ -15,6 +16,9 @@ void LoadPlugin(const std::string& path);
 // A multi-shader payload has exactly one shader per function: refuses one
 // whose fmap and smap disagree, naming the function or shader.
 void CheckShaderMap(const PayloadObj& payload, const std::string& display_name);
+
+// Lowercase hex of `bytes` (SHA-256 digests, key ids, keys).
+std::string Hex(std::string_view bytes);
 
 }  // namespace modrt
 

@@ -120,26 +120,8 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
 }
 
 KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type) {
-  const size_t n = info.args.size();
   KernelArgs k;
-  k.slots.resize(n);
-  k.ptrs.resize(n);
-  k.sizes.resize(n);
-  k.buffers.resize(n);
-  ModrtKernelArgs c{};
-  c.struct_size = sizeof(c);
-  c.num_args = static_cast<int64_t>(n);
-  c.slots = k.slots.data();
-  c.ptrs = k.ptrs.data();
-  c.sizes = k.sizes.data();
-  c.buffers = k.buffers.data();
-  PackKernelArgs(info, args, device_type, &c);
-  for (int d = 0; d < 3; ++d) {
-    k.launch.grid[d] = c.grid[d];
-    k.launch.block[d] = c.block[d];
-  }
-  k.launch.dyn_shared_bytes = c.dyn_shared_bytes;
-  k.device_id = c.device_id;
+  k.Fill(info.args.size(), [&](ModrtKernelArgs* c) { PackKernelArgs(info, args, device_type, c); });
   return k;
 }
 

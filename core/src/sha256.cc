@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "internal.h"
 #include "modrt/artifact.h"
 
 namespace modrt {
@@ -80,6 +81,16 @@ std::string Sha256(std::string_view data) {
     for (int j = 0; j < 4; ++j) digest[4 * i + j] = static_cast<char>(h[i] >> (24 - 8 * j));
   }
   return digest;
+}
+
+std::string Hex(std::string_view bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (char c : bytes) {
+    out += digits[(static_cast<unsigned char>(c) >> 4) & 0xf];
+    out += digits[static_cast<unsigned char>(c) & 0xf];
+  }
+  return out;
 }
 
 }  // namespace modrt

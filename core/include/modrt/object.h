@@ -7,13 +7,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "modrt/c_api.h"
+#include "modrt/common.h"
 
 namespace modrt {
 
@@ -29,12 +29,7 @@ class MODRT_API Error : public std::runtime_error {
   std::string kind_;
 };
 
-template <typename... Parts>
-std::string StrCat(const Parts&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
+using common::StrCat;
 
 template <typename... Parts>
 [[noreturn]] void Fail(const char* kind, const Parts&... parts) {
@@ -45,17 +40,7 @@ template <typename... Parts>
 // the one place where C++ errors become C ABI return codes.
 template <typename Body>
 int GuardCall(Body&& body) noexcept {
-  try {
-    body();
-    return 0;
-  } catch (const Error& e) {
-    ModrtSetLastError((e.kind() + ": " + e.what()).c_str());
-  } catch (const std::exception& e) {
-    ModrtSetLastError((std::string("RuntimeError: ") + e.what()).c_str());
-  } catch (...) {
-    ModrtSetLastError("RuntimeError: unknown C++ exception");
-  }
-  return -1;
+  return common::GuardCall<Error>(std::forward<Body>(body), ModrtSetLastError);
 }
 
 class MODRT_API Object {

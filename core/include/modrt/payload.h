@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "modrt/common.h"
 #include "modrt/function.h"
 #include "modrt/object.h"
 #include "modrt/plugin_api.h"
@@ -53,9 +54,7 @@ class MODRT_API ByteReader {
 // "float32", "int32", "uint8", "float16", "bfloat16", "bool", ...; lanes as "float32x4".
 MODRT_API DLDataType ParseDType(std::string_view text);
 MODRT_API std::string DTypeToString(DLDataType dtype);
-inline bool operator==(DLDataType a, DLDataType b) {
-  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
-}
+using common::operator==;
 
 struct ArgInfo {
   DLDataType dtype;
@@ -101,25 +100,11 @@ class MODRT_API PayloadObj : public Object {
   const FunctionInfo& Function(const std::string& name) const;  // KeyError
 };
 
-// Grid, block and dynamic shared memory, from the trailing launch arguments.
-struct LaunchConfig {
-  int64_t grid[3] = {1, 1, 1};
-  int64_t block[3] = {1, 1, 1};
-  int64_t dyn_shared_bytes = 0;
-};
+using common::LaunchConfig;
 
-// Kernel arguments marshalled once, the same way for every backend: a slot
-// per argument holding the value in its declared C type (buffers: the device
-// pointer), pointers to the slots (CUDA kernelParams / host wrapper layout),
-// and the byte size of each.
-struct MODRT_API KernelArgs {
-  std::vector<uint64_t> slots;
-  std::vector<void*> ptrs;
-  std::vector<size_t> sizes;
-  std::vector<const DLTensor*> buffers;  // per argument; null for scalars
-  LaunchConfig launch;
-  int device_id = 0;  // the device of every buffer argument (0 when there are none)
-
+// Kernel arguments marshalled once, the same way for every backend
+// (common::KernelArgsBase).
+struct MODRT_API KernelArgs : common::KernelArgsBase {
   // Checks count, kinds, dtypes, device type and that all buffers share one
   // device (TypeError / ValueError naming the function and the argument), then
   // fills the slots.

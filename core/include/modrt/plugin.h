@@ -15,13 +15,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "modrt/common.h"
 #include "modrt/plugin_api.h"
 
 // The plugin-side namespace is hidden: nothing of it leaves the plugin DSO.
@@ -52,12 +52,7 @@ class Error : public std::runtime_error {
   std::string kind_;
 };
 
-template <typename... Parts>
-std::string StrCat(const Parts&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
+using common::StrCat;
 
 template <typename... Parts>
 [[noreturn]] void Fail(const char* kind, const Parts&... parts) {
@@ -84,17 +79,8 @@ inline void Check(int status) {
 // one place where the plugin's C++ errors become C ABI return codes.
 template <typename Body>
 int GuardCall(Body&& body) noexcept {
-  try {
-    body();
-    return 0;
-  } catch (const Error& e) {
-    Core().set_last_error((e.kind() + ": " + e.what()).c_str());
-  } catch (const std::exception& e) {
-    Core().set_last_error((std::string("RuntimeError: ") + e.what()).c_str());
-  } catch (...) {
-    Core().set_last_error("RuntimeError: unknown C++ exception");
-  }
-  return -1;
+  return common::GuardCall<Error>(std::forward<Body>(body),
+                                  [](const char* message) { Core().set_last_error(message); });
 }
 
 // An owned reference to a core object (string, bytes, function, module,
@@ -152,26 +138,12 @@ inline std::string DTypeToString(DLDataType dtype) {
   ObjectRef text = ObjectRef::Adopt(out);
   return std::string(BytesOf(text.get()));
 }
-inline bool operator==(DLDataType a, DLDataType b) {
-  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
-}
+using common::operator==;
 // "cpu", "opencl", ...; null when no backend names `type`.
 inline const char* DeviceKindName(DLDeviceType type) { return Core().device_kind_name(type); }
 
-inline size_t TensorBytes(const DLTensor& t) {
-  size_t n = 1;
-  for (int i = 0; i < t.ndim; ++i) n *= static_cast<size_t>(t.shape[i]);
-  return n * ((t.dtype.bits * t.dtype.lanes + 7) / 8);
-}
-inline bool IsContiguous(const DLTensor& t) {
-  if (t.strides == nullptr) return true;
-  int64_t expected = 1;
-  for (int i = t.ndim - 1; i >= 0; --i) {
-    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
-    expected *= t.shape[i];
-  }
-  return true;
-}
+using common::IsContiguous;
+using common::TensorBytes;
 
 // Borrowed view of a call's arguments with checked accessors; a mismatch is a
 // TypeError naming the argument.
@@ -508,49 +480,19 @@ class Payload {
   ObjectRef handle_;
 };
 
-// Grid, block and dynamic shared memory, from the trailing launch arguments.
-struct LaunchConfig {
-  int64_t grid[3] = {1, 1, 1};
-  int64_t block[3] = {1, 1, 1};
-  int64_t dyn_shared_bytes = 0;
-};
+using common::LaunchConfig;
 
-// Kernel arguments marshalled by the core, the same way for every backend: a
-// slot per argument holding the value in its declared C type (buffers: the
-// device pointer), pointers to the slots (CUDA kernelParams / host wrapper
-// layout), and the byte size of each.
-struct KernelArgs {
-  std::vector<uint64_t> slots;
-  std::vector<void*> ptrs;
-  std::vector<size_t> sizes;
-  std::vector<const DLTensor*> buffers;  // per argument; null for scalars
-  LaunchConfig launch;
-  int device_id = 0;  // the device of every buffer argument (0 when there are none)
-
+// Kernel arguments marshalled by the core, the same way for every backend
+// (common::KernelArgsBase).
+struct KernelArgs : common::KernelArgsBase {
   // Checks count, kinds, dtypes, device type and that all buffers share one
   // device (TypeError / ValueError naming the function and the argument),
   // then fills the slots.
   static KernelArgs Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type) {
-    const size_t n = info.args.size();
     KernelArgs k;
-    k.slots.resize(n);
-    k.ptrs.resize(n);
-    k.sizes.resize(n);
-    k.buffers.resize(n);
-    ModrtKernelArgs c{};
-    c.struct_size = sizeof(c);
-    c.num_args = static_cast<int64_t>(n);
-    c.slots = k.slots.data();
-    c.ptrs = k.ptrs.data();
-    c.sizes = k.sizes.data();
-    c.buffers = k.buffers.data();
-    Check(Core().kernel_args_pack(info.core_info, args.values(), args.size(), device_type, &c));
-    for (int d = 0; d < 3; ++d) {
-      k.launch.grid[d] = c.grid[d];
-      k.launch.block[d] = c.block[d];
-    }
-    k.launch.dyn_shared_bytes = c.dyn_shared_bytes;
-    k.device_id = c.device_id;
+    k.Fill(info.args.size(), [&](ModrtKernelArgs* c) {
+      Check(Core().kernel_args_pack(info.core_info, args.values(), args.size(), device_type, c));
+    });
     return k;
   }
 };

@@ -1,0 +1,125 @@
+// Header-only C++ that the core (object.h, device.h, payload.h) and the plugin
+// wrapper (plugin.h) both compile: helpers and plain structs, never a type or
+// a symbol that crosses between a plugin and the core. The namespace is
+// hidden, like modrt::plugin: every DSO that includes this keeps its own copy,
+// so a plugin imports none of it from libmodrt_runtime.so and may be built
+// with another compiler or standard library (docs/C_ABI.md). Each side brings
+// these names into its own namespace (modrt::, modrt::plugin::) with
+// using-declarations.
+//
+// Each side keeps its own Error and Fail: the core's Error is exported (thrown
+// and caught across libmodrt_runtime.so, libmodrt_compiler.so and the Python
+// extension), a plugin's stays hidden inside the plugin.
+#ifndef MODRT_COMMON_H_
+#define MODRT_COMMON_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "modrt/plugin_api.h"
+
+// Hidden: nothing of modrt::common leaves the DSO that compiles it.
+#define MODRT_COMMON_HIDDEN __attribute__((visibility("hidden")))
+
+namespace modrt {
+namespace common MODRT_COMMON_HIDDEN {
+
+template <typename... Parts>
+std::string StrCat(const Parts&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
+// Runs `body`, turning any exception into -1 plus the last error
+// "Kind: message", set with `set_last_error` (a `Kind` from ErrorT::kind(),
+// else RuntimeError): the one place where C++ errors become C ABI return codes.
+template <typename ErrorT, typename Body, typename SetLastError>
+int GuardCall(Body&& body, SetLastError&& set_last_error) noexcept {
+  try {
+    body();
+    return 0;
+  } catch (const ErrorT& e) {
+    set_last_error((e.kind() + ": " + e.what()).c_str());
+  } catch (const std::exception& e) {
+    set_last_error((std::string("RuntimeError: ") + e.what()).c_str());
+  } catch (...) {
+    set_last_error("RuntimeError: unknown C++ exception");
+  }
+  return -1;
+}
+
+inline bool operator==(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+inline size_t TensorBytes(const DLTensor& t) {
+  size_t n = 1;
+  for (int i = 0; i < t.ndim; ++i) n *= static_cast<size_t>(t.shape[i]);
+  return n * ((t.dtype.bits * t.dtype.lanes + 7) / 8);
+}
+
+inline bool IsContiguous(const DLTensor& t) {
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+// Grid, block and dynamic shared memory, from the trailing launch arguments.
+struct LaunchConfig {
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int64_t dyn_shared_bytes = 0;
+};
+
+// Kernel arguments marshalled by the core, the same way for every backend: a
+// slot per argument holding the value in its declared C type (buffers: the
+// device pointer), pointers to the slots (CUDA kernelParams / host wrapper
+// layout), and the byte size of each. Each side's KernelArgs adds Pack.
+struct KernelArgsBase {
+  std::vector<uint64_t> slots;
+  std::vector<void*> ptrs;
+  std::vector<size_t> sizes;
+  std::vector<const DLTensor*> buffers;  // per argument; null for scalars
+  LaunchConfig launch;
+  int device_id = 0;  // the device of every buffer argument (0 when there are none)
+
+ protected:
+  // Sizes the arrays for `num_args` arguments, has `pack(ModrtKernelArgs*)`
+  // check the call and fill them through their C view, then takes the launch
+  // parameters from that view.
+  template <typename PackFn>
+  void Fill(size_t num_args, PackFn&& pack) {
+    slots.resize(num_args);
+    ptrs.resize(num_args);
+    sizes.resize(num_args);
+    buffers.resize(num_args);
+    ModrtKernelArgs c{};
+    c.struct_size = sizeof(c);
+    c.num_args = static_cast<int64_t>(num_args);
+    c.slots = slots.data();
+    c.ptrs = ptrs.data();
+    c.sizes = sizes.data();
+    c.buffers = buffers.data();
+    pack(&c);
+    for (int d = 0; d < 3; ++d) {
+      launch.grid[d] = c.grid[d];
+      launch.block[d] = c.block[d];
+    }
+    launch.dyn_shared_bytes = c.dyn_shared_bytes;
+    device_id = c.device_id;
+  }
+};
+
+}  // namespace common
+}  // namespace modrt
+
+#endif  // MODRT_COMMON_H_
