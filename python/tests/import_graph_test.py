@@ -123,3 +123,22 @@ def test_a_circle_is_found():
 def test_module_imports_alone_in_a_fresh_interpreter(name):
     proc = subprocess.run([sys.executable, "-c", f"import {name}"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+# What only compiling needs: the source checks and the standard modules they
+# use. `import modrt` runs every backend hook's registration, and each of these
+# would add milliseconds to every user's import (tools/bench's import row).
+COMPILE_ONLY_MODULES = ("modrt._validate", "pathlib", "re", "subprocess")
+
+
+def test_import_modrt_leaves_what_only_compiling_needs_unimported():
+    code = (
+        "import sys, modrt\n"
+        f"print(' '.join(m for m in {COMPILE_ONLY_MODULES!r} if m in sys.modules))\n"
+        "print(' '.join(sorted(modrt.backend.loaded())))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    imported, hooks = proc.stdout.split("\n")[:2]
+    assert hooks, "no backend hook ran: the check would prove nothing"
+    assert imported == "", f"import modrt imported {imported} (hooks: {hooks})"

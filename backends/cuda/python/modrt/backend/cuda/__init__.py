@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from modrt import _ffi, _validate, backend
+from modrt import _ffi, backend
 from modrt._codegen import Source, ToolError, find_tool, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target, device_limits
@@ -39,6 +39,8 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
                 [nvcc, "--ptx", f"-arch={arch}", "-o", "kernel.ptx", "kernel.cu"], {"kernel.cu": text}, "kernel.ptx"
             )
         except ToolError as e:
+            from modrt import _validate  # on failure only: it costs milliseconds to import
+
             raise _validate.tool_failed("cuda", functions, "kernel.cu", e) from None
         return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
     from . import nvrtc  # imported on use: it costs milliseconds at `import modrt`
@@ -48,6 +50,8 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
         try:
             ptx = compiler.compile_to_ptx(text, arch)
         except nvrtc.NvrtcCompileError as e:
+            from modrt import _validate  # on failure only: it costs milliseconds to import
+
             raise _validate.tool_failed("cuda", functions, "kernel.cu", e) from None
         return Payload.create("single-binary", "ptx", functions, code=ptx, sources={"cuda": text})
     warnings.warn(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modrt import _validate, backend
+from modrt import backend
 from modrt._codegen import Source, ToolError, find_tool, run_tool, text_of
 from modrt.runtime import Device, Payload
 from modrt.target import Target, device_limits
@@ -42,6 +42,8 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
             "kernel.hsaco",
         )
     except ToolError as e:
+        from modrt import _validate  # on failure only: it costs milliseconds to import
+
         raise _validate.tool_failed("rocm", functions, "kernel.hip", e) from None
     return Payload.create("single-binary", "hsaco", functions, code=hsaco, sources={"hip": text})
 

@@ -9,7 +9,7 @@ dyn_shared_mem sets constant 3 (bytes); blockIdx is the dispatch size.
 
 from __future__ import annotations
 
-from modrt import _validate, backend
+from modrt import backend
 from modrt._codegen import Source, ToolError, find_tool, per_function, run_tool
 from modrt._ffi import call
 from modrt.runtime import Device, Module, Payload
@@ -61,6 +61,8 @@ def glsl_to_spirv(name: str, glsl: str) -> bytes:
             f"{name}.spv",
         )
     except ToolError as e:
+        from modrt import _validate  # on failure only: it costs milliseconds to import
+
         raise _validate.tool_failed("vulkan", [name], f"{name}.comp", e) from None
 
 
@@ -74,6 +76,8 @@ def validate_spirv(name: str, spirv: bytes) -> None:
     """Checks SPIR-V given directly with spirv-val where it is installed, so a
     broken module is refused at compile time, before any driver sees it
     (skipped by `modrt.compile(..., validate=False)`)."""
+    from modrt import _validate  # imported on use: it costs milliseconds at `import modrt`
+
     if not _validate.enabled():
         return
     spirv_val = find_tool("spirv-val")

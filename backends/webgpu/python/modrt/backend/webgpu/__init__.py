@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from modrt import backend
 from modrt._codegen import Source, text_shaders
@@ -50,11 +49,11 @@ def driver_candidates() -> list[str]:
     in search order (files that exist; `wgpu` itself is not imported)."""
     found: list[str] = []
     for root in [*sys.path, *WHEEL_ROOTS]:
-        resources = Path(root or ".", "wgpu", "resources")
+        resources = os.path.join(root or ".", "wgpu", "resources")
         for name in LIBRARY_NAMES:
-            path = resources / name
-            if path.is_file() and str(path.resolve()) not in found:
-                found.append(str(path.resolve()))
+            path = os.path.join(resources, name)
+            if os.path.isfile(path) and os.path.realpath(path) not in found:
+                found.append(os.path.realpath(path))
     return found
 
 
