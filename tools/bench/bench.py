@@ -170,10 +170,21 @@ class Context:
 # ---- floors: C programs and a bare extension, built by the bench -----------
 
 FLOORS_DIR = HERE / "floors"
-# name -> (source, link flags)
+# wgpu-native as the wgpu wheel ships it (headers and library), where the
+# toolchain root installs that wheel.
+WGPU_RESOURCES = "/opt/modrt/pip/wgpu/resources"
+# name -> (source, compile and link flags)
 C_FLOORS = {
     "opencl_launch": ("opencl_launch.c", ["-lOpenCL"]),
     "vulkan_dispatch": ("vulkan_dispatch.c", ["-lvulkan"]),
+    "webgpu_dispatch": (
+        "webgpu_dispatch.c",
+        [
+            f"-I{WGPU_RESOURCES}",
+            f"{WGPU_RESOURCES}/libwgpu_native-release.so",
+            f"-Wl,-rpath,{WGPU_RESOURCES}",
+        ],
+    ),
     "cuda_launch": ("cuda_launch.c", ["-ldl"]),
 }
 
@@ -438,9 +449,14 @@ ROW_SPECS: dict[str, InProcessRow] = {
                 "<= 0.5x wgpu",
                 0.5,
                 case="wgpu-dispatch",
-            )
+            ),
+            Ref(
+                "floor",
+                "C on wgpu-native: encoder + compute pass + dispatch + submit + wgpuDevicePoll(wait)",
+                floor="webgpu_dispatch",
+            ),
         ],
-        note="The same WGSL kernel on both sides.",
+        note="The same WGSL kernel on every side.",
     ),
     "opencl-h2d": InProcessRow(
         what="64 MiB host-to-device copy, OpenCL on PoCL (GB/s, higher is better)",
