@@ -25,20 +25,9 @@ python="${PYTHON:-python3}"
 if [[ ! -f "${stage}/MANIFEST" ]]; then
   "${workspace}/tools/gpu/cuda_e2e.sh" --stage-only
 fi
-site="${stage}/site"
-if [[ -n "$(find "${site}" -name '*.xz' -print -quit)" ]]; then
-  site="${TMPDIR:-/tmp}/modrt-cuda-e2e-site"
-  "${python}" - "${stage}/site" "${site}" <<'PY'
-import lzma, sys
-from pathlib import Path
-staged, site = Path(sys.argv[1]), Path(sys.argv[2])
-for packed in staged.rglob("*.xz"):
-    unpacked = site / packed.relative_to(staged).with_suffix("")
-    if not unpacked.exists():
-        unpacked.parent.mkdir(parents=True, exist_ok=True)
-        unpacked.write_bytes(lzma.decompress(packed.read_bytes()))
-PY
-fi
+# shellcheck source=tools/gpu/gpu_common.sh
+source "${workspace}/tools/gpu/gpu_common.sh"
+site="$(stage_site "${stage}" "${python}")"
 main="${stage}/_main"
 args=(--modrt-path "${main}/python" --modrt-path "${site}")
 for hook in "${main}"/backends/*/python; do args+=(--modrt-path "${hook}"); done

@@ -48,6 +48,8 @@ for arg in "$@"; do
 done
 
 say() { printf 'cuda_e2e: %s\n' "$*" >&2; }
+# shellcheck source=tools/gpu/gpu_common.sh
+source "${here}/gpu_common.sh"
 
 do_stage() {
   say "building portable DSOs and staging them into ${stage}"
@@ -68,27 +70,18 @@ do_run() {
     say "nvidia-smi not found; the tests will report whether libcuda.so.1 loads"
   fi
   local python="${PYTHON:-python3}"
-  # A compressed NVRTC is unpacked outside the stage, which stays small.
-  local site="${stage}/site"
-  if [[ -n "$(find "${site}" -name '*.xz' -print -quit)" ]]; then
-    site="${TMPDIR:-/tmp}/modrt-cuda-e2e-site"
-  fi
-  "${python}" - "${stage}/site" "${site}" <<'EOF'
-import lzma, shutil, sys
-from pathlib import Path
+  "${python}" - <<'EOF'
+import sys
 if sys.version_info < (3, 9):
     sys.exit(f"cuda_e2e: Python 3.9+ is needed, this is {sys.version.split()[0]}")
 try:
     import numpy  # noqa: F401
 except ImportError:
     sys.exit("cuda_e2e: numpy is needed on this machine (pip install numpy)")
-staged, site = Path(sys.argv[1]), Path(sys.argv[2])
-for packed in staged.rglob("*.xz"):
-    unpacked = site / packed.relative_to(staged).with_suffix("")
-    if not unpacked.exists():
-        unpacked.parent.mkdir(parents=True, exist_ok=True)
-        unpacked.write_bytes(lzma.decompress(packed.read_bytes()))
 EOF
+  # A compressed NVRTC is unpacked outside the stage, which stays small.
+  local site
+  site="$(stage_site "${stage}" "${python}")"
   local main="${stage}/_main"
   local paths=("${main}/python" "${main}/tests")
   for hook in "${main}"/backends/*/python; do paths+=("${hook}"); done
@@ -96,16 +89,7 @@ EOF
     paths+=("${stage}/pytest")
   fi
   # The staged NVRTC is found on sys.path; a toolkit's own NVRTC wins.
-  if [[ -z "${MODRT_NVRTC_LIBRARY:-}" ]]; then
-    local system_nvrtc
-    system_nvrtc="$( (ldconfig -p 2>/dev/null | awk '/libnvrtc\.so\.12 /{print $NF; exit}') || true)"
-    for candidate in "${system_nvrtc}" /usr/local/cuda/lib64/libnvrtc.so.12; do
-      if [[ -n "${candidate}" && -e "${candidate}" ]]; then
-        export MODRT_NVRTC_LIBRARY="${candidate}"
-        break
-      fi
-    done
-  fi
+  prefer_toolkit_nvrtc
   paths+=("${site}")
   say "NVRTC: ${MODRT_NVRTC_LIBRARY:-staged ($(grep '^NVRTC' "${stage}/MANIFEST"))}"
   cd "${main}"

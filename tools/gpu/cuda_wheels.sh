@@ -43,6 +43,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 say() { printf 'cuda_wheels: %s\n' "$*" >&2; }
+# shellcheck source=tools/gpu/gpu_common.sh
+source "${here}/gpu_common.sh"
 die() {
   say "error: $*"
   exit 1
@@ -112,16 +114,7 @@ install() {
   fi
   local site
   site="$("${venv}/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-  if [[ -z "${MODRT_NVRTC_LIBRARY:-}" ]]; then
-    local system_nvrtc
-    system_nvrtc="$( (ldconfig -p 2>/dev/null | awk '/libnvrtc\.so\.12 /{print $NF; exit}') || true)"
-    for candidate in "${system_nvrtc}" /usr/local/cuda/lib64/libnvrtc.so.12; do
-      if [[ -n "${candidate}" && -e "${candidate}" ]]; then
-        export MODRT_NVRTC_LIBRARY="${candidate}"
-        break
-      fi
-    done
-  fi
+  prefer_toolkit_nvrtc
   if [[ -z "${MODRT_NVRTC_LIBRARY:-}" ]]; then
     # Where the nvidia-cuda-nvrtc-cu12 wheel puts it: modrt finds it on sys.path.
     "${venv}/bin/python" - "${stage}/nvrtc" "${site}/nvidia/cuda_nvrtc/lib" <<'EOF'
