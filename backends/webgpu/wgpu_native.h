@@ -24,20 +24,20 @@ namespace webgpu {
   X(wgpuInstanceRequestAdapter)               \
   X(wgpuInstanceProcessEvents)                \
   X(wgpuInstanceRelease)                      \
-  X( wgpuAdapterGetInfo)                      \
+  X(wgpuAdapterGetInfo)                      \
   X(wgpuAdapterInfoFreeMembers)               \
   X(wgpuAdapterGetLimits)                     \
   X(wgpuAdapterHasFeature)                    \
   X(wgpuAdapterRequestDevice)                 \
   X(wgpuAdapterRelease)                       \
-  X( wgpuDeviceGetQueue)                      \
+  X(wgpuDeviceGetQueue)                      \
   X(wgpuDeviceGetLimits)                      \
   X(wgpuDeviceHasFeature)                     \
   X(wgpuDevicePoll)                           \
   X(wgpuDevicePushErrorScope)                 \
   X(wgpuDevicePopErrorScope)                  \
   X(wgpuDeviceCreateBuffer)                   \
-  X( wgpuBufferDestroy)                       \
+  X(wgpuBufferDestroy)                       \
   X(wgpuBufferRelease)                        \
   X(wgpuBufferMapAsync)                       \
   X(wgpuBufferGetConstMappedRange)            \
@@ -54,7 +54,7 @@ namespace webgpu {
   X(wgpuBindGroupRelease)                     \
   X(wgpuDeviceCreateCommandEncoder)           \
   X(wgpuCommandEncoderBeginComputePass)       \
-  X( wgpuCommandEncoderCopyBufferToBuffer)    \
+  X(wgpuCommandEncoderCopyBufferToBuffer)    \
   X(wgpuCommandEncoderFinish)                 \
   X(wgpuCommandEncoderRelease)                \
   X(wgpuComputePassEncoderSetPipeline)        \

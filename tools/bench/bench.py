@@ -35,6 +35,7 @@ import measure
 import report
 from measure import Side, Unavailable, median, paired_difference
 from report import UNSTABLE, Line
+from worker import WGPU_ROOT
 
 HERE = Path(__file__).resolve().parent
 VENV = Path("/opt/modrt/bench-venv")
@@ -170,9 +171,8 @@ class Context:
 # ---- floors: C programs and a bare extension, built by the bench -----------
 
 FLOORS_DIR = HERE / "floors"
-# wgpu-native as the wgpu wheel ships it (headers and library), where the
-# toolchain root installs that wheel.
-WGPU_RESOURCES = "/opt/modrt/pip/wgpu/resources"
+# wgpu-native as the wgpu wheel ships it (headers and library).
+WGPU_RESOURCES = f"{WGPU_ROOT}/wgpu/resources"
 # name -> (source, compile and link flags)
 C_FLOORS = {
     "opencl_launch": ("opencl_launch.c", ["-lOpenCL"]),
@@ -800,7 +800,7 @@ ROW_FUNCTIONS: dict[str, Callable[[Context], list[Line]]] = {
 def _meta(ctx: Context, load_before: str, elapsed: float) -> dict[str, str]:
     def version(module: str) -> str:
         env = ctx.env(None)
-        env["PYTHONPATH"] = "/opt/modrt/pip"  # wgpu-py, where the toolchain root installs it
+        env["PYTHONPATH"] = WGPU_ROOT  # wgpu-py
         done = subprocess.run(
             [ctx.python, "-c", f"import importlib.metadata as m; print(m.version('{module}'))"],
             env=env,
