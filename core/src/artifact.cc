@@ -217,6 +217,23 @@ std::string ArtifactModule::Label(size_t index) const {
   return StrCat("module ", index, " (", kind.empty() ? "?" : kind, ")");
 }
 
+uint16_t ArtifactVersionFor(const std::vector<FunctionInfo>& functions) {
+  for (const FunctionInfo& f : functions) {
+    for (const ArgInfo& a : f.args) {
+      if (a.extended()) return 2;
+    }
+  }
+  return kArtifactOldestVersion;
+}
+
+void CheckArtifactVersion(uint16_t version) {
+  if (version < kArtifactOldestVersion || version > kArtifactVersion) {
+    Fail("ValueError", "modrt artifact format version ", version,
+         " is not supported (this modrt reads versions ", kArtifactOldestVersion, " to ",
+         kArtifactVersion, ")");
+  }
+}
+
 std::string SaveArtifact(ModuleObj* root) {
   if (root == nullptr) Fail("ValueError", "cannot export a null module");
   std::vector<ArtifactModule> modules;
@@ -244,7 +261,11 @@ std::string SaveArtifact(ModuleObj* root) {
 
   ByteWriter out;
   for (size_t i = 0; i < kMagicSize; ++i) out.U8(static_cast<uint8_t>(kArtifactMagic[i]));
-  out.U16(kArtifactVersion);
+  std::vector<FunctionInfo> functions;
+  for (const ArtifactModule& m : modules) {
+    functions.insert(functions.end(), m.functions.begin(), m.functions.end());
+  }
+  out.U16(ArtifactVersionFor(functions));
   out.Str(manifest_bytes);
   out.Str(Sha256(manifest_bytes));
   for (const ArtifactModule& m : modules) out.Str(m.bytes);
@@ -263,10 +284,7 @@ Artifact ParseArtifact(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < kMagicSize; ++i) r.U8();
   Artifact artifact;
   artifact.version = r.U16();
-  if (artifact.version != kArtifactVersion) {
-    Fail("ValueError", "modrt artifact format version ", artifact.version,
-         " is not supported (this modrt reads version ", kArtifactVersion, ")");
-  }
+  CheckArtifactVersion(artifact.version);
   std::string manifest = r.Str("manifest");
   std::string digest = r.Str("manifest SHA-256");
   if (digest != Sha256(manifest)) {
@@ -280,6 +298,14 @@ Artifact ParseArtifact(const uint8_t* data, size_t size) {
   std::vector<uint64_t> sizes(count);
   for (uint64_t i = 0; i < count; ++i) artifact.modules.push_back(ParseEntry(&m, i, &sizes[i]));
   m.ExpectEnd();
+  std::vector<FunctionInfo> functions;
+  for (const ArtifactModule& mod : artifact.modules) {
+    functions.insert(functions.end(), mod.functions.begin(), mod.functions.end());
+  }
+  if (ArtifactVersionFor(functions) > artifact.version) {
+    m.Corrupt(StrCat("a version ", artifact.version, " file whose signatures need version ",
+                     ArtifactVersionFor(functions)));
+  }
 
   for (uint64_t i = 0; i < count; ++i) {
     ArtifactModule& mod = artifact.modules[i];

@@ -134,10 +134,7 @@ FileParts SplitFile(std::string_view file) {
   for (size_t i = 0; i < kMagicSize; ++i) r.U8();
   FileParts parts;
   parts.version = r.U16();
-  if (parts.version != kArtifactVersion) {
-    Fail("ValueError", "modrt artifact format version ", parts.version,
-         " is not supported (this modrt reads version ", kArtifactVersion, ")");
-  }
+  CheckArtifactVersion(parts.version);
   parts.manifest = r.Str("manifest");
   r.Str("manifest SHA-256");
   parts.rest = std::string(file.substr(r.offset()));

@@ -11,9 +11,11 @@ namespace modrt {
 void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType device_type,
                     ModrtKernelArgs* k) {
   const size_t nargs = info.args.size();
-  const size_t expected = nargs + info.launch_tags.size();
+  const size_t expected = info.num_passed_args();
+  // Arguments the caller passes (those filled from the launch are not).
+  const size_t npassed = expected - info.launch_tags.size();
   if (static_cast<size_t>(args.size()) != expected) {
-    Fail("TypeError", info.name, " takes ", nargs, " argument", nargs == 1 ? "" : "s", " and ",
+    Fail("TypeError", info.name, " takes ", npassed, " argument", npassed == 1 ? "" : "s", " and ",
          info.launch_tags.size(), " launch parameter", info.launch_tags.size() == 1 ? "" : "s",
          " (", info.ToString(), "), got ", args.size(), " values");
   }
@@ -30,9 +32,11 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
   // Pointer arithmetic on device addresses is valid only where they are plain pointers.
   const bool addressable =
       device_type == kDLCPU || device_type == kDLCUDA || device_type == kDLROCM;
+  int32_t idx = -1;  // the caller's value for argument i
   for (size_t i = 0; i < nargs; ++i) {
     const ArgInfo& a = info.args[i];
-    const int32_t idx = static_cast<int32_t>(i);
+    if (!a.launch_tag.empty()) continue;  // filled below, from the launch
+    ++idx;
     if (a.is_buffer) {
       const ModrtValue& v = args[idx];
       if (v.type_code != kModrtDLTensorPtr &&
@@ -99,7 +103,7 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
   for (size_t i = 0; i < nargs; ++i) k->ptrs[i] = &k->slots[i];
   for (size_t j = 0; j < info.launch_tags.size(); ++j) {
     const std::string& tag = info.launch_tags[j];
-    const int32_t idx = static_cast<int32_t>(nargs + j);
+    const int32_t idx = static_cast<int32_t>(npassed + j);
     int64_t v = 0;
     try {
       v = args.Int(idx);
@@ -116,6 +120,19 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
       int axis = tag.back() - 'x';
       (tag[0] == 'b' ? k->grid : k->block)[axis] = v;
     }
+  }
+  for (size_t i = 0; i < nargs; ++i) {
+    const ArgInfo& a = info.args[i];
+    if (a.launch_tag.empty()) continue;
+    const int axis = a.launch_tag.back() - 'x';
+    const int64_t v = (a.launch_tag[0] == 'b' ? k->grid : k->block)[axis];  // >= 1
+    const int value_bits = a.dtype.bits - (a.dtype.code == kDLInt ? 1 : 0);
+    if (value_bits < 63 && static_cast<uint64_t>(v) >> value_bits != 0) {
+      Fail("OverflowError", info.name, ": argument '", a.name, "' (", DTypeToString(a.dtype),
+           ") is filled from ", a.launch_tag, " = ", v, ", which it cannot hold");
+    }
+    k->sizes[i] = a.dtype.bits / 8;
+    std::memcpy(&k->slots[i], &v, sizeof(v));  // little-endian: the low bytes are the value
   }
 }
 

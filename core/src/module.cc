@@ -50,6 +50,18 @@ Ref<FunctionObj> FindFunction(ModuleObj* module, const std::string& name) {
   return f;
 }
 
+std::string FunctionSignature(ModuleObj* module, const std::string& name) {
+  if (const auto* p = dynamic_cast<const PayloadModule*>(module)) {
+    auto it = p->payload().fmap.find(name);
+    if (it != p->payload().fmap.end()) return it->second.ToString();
+  }
+  for (const Ref<ModuleObj>& child : module->imports()) {
+    std::string found = FunctionSignature(child.get(), name);
+    if (!found.empty()) return found;
+  }
+  return "";
+}
+
 Ref<ModuleObj> LoadModuleFromBytes(const std::string& kind, std::string_view bytes) {
   Ref<FunctionObj> loader = GetGlobal("module.load_from_bytes." + kind);
   if (!loader) {
@@ -90,6 +102,10 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("module.get_function", [](const Args& a, Ret* r) {
     a.ExpectCount(2, "module.get_function");
     r->SetObject(FindFunction(ModuleArg(a, 0), std::string(a.Str(1))));
+  });
+  RegisterGlobal("module.function_signature", [](const Args& a, Ret* r) {
+    a.ExpectCount(2, "module.function_signature");
+    r->SetStr(FunctionSignature(ModuleArg(a, 0), std::string(a.Str(1))));
   });
   RegisterGlobal("module.function_names", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "module.function_names");

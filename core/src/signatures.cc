@@ -1,5 +1,6 @@
 // Function signatures: dtype names, parsing "name(float32*, int32; blockIdx.x)"
 // into a FunctionInfo, printing one back, and saving and loading it.
+#include <algorithm>
 #include <set>
 
 #include "modrt/payload.h"
@@ -7,6 +8,8 @@
 namespace modrt {
 
 namespace {
+
+constexpr uint8_t kExtendedArg = 2;
 
 struct DTypeName {
   const char* name;
@@ -43,7 +46,65 @@ bool IsIdentifier(std::string_view s) {
   return true;
 }
 
+bool IsIntegerScalar(DLDataType dt) {
+  return (dt.code == kDLInt || dt.code == kDLUInt) && dt.lanes == 1;
+}
+
+// One argument: "[const] dtype[*] [name] [= launch_tag]".
+ArgInfo ParseArg(std::string_view signature, std::string_view text, std::set<std::string>* names) {
+  auto bad = [&](auto&&... why) {
+    Fail("ValueError", "bad function signature '", signature, "': argument '", text, "' ", why...);
+  };
+  ArgInfo arg{};
+  std::string_view rest = text;
+  size_t eq = rest.find('=');
+  if (eq != std::string_view::npos) {
+    arg.launch_tag = std::string(Trim(rest.substr(eq + 1)));
+    rest = Trim(rest.substr(0, eq));
+    if (!LaunchTags().count(arg.launch_tag) || arg.launch_tag == "dyn_shared_mem") {
+      bad("is filled from '", arg.launch_tag,
+          "', which is not a launch dimension (blockIdx.x/y/z, threadIdx.x/y/z)");
+    }
+  }
+  constexpr std::string_view kConst = "const";
+  if (rest.substr(0, kConst.size()) == kConst && rest.size() > kConst.size() &&
+      isspace(static_cast<unsigned char>(rest[kConst.size()]))) {
+    arg.read_only = true;
+    rest = Trim(rest.substr(kConst.size()));
+  }
+  size_t star = rest.find('*');
+  std::string_view dtype_text, name_text;
+  if (star != std::string_view::npos) {
+    arg.is_buffer = true;
+    dtype_text = Trim(rest.substr(0, star));
+    name_text = Trim(rest.substr(star + 1));
+  } else {
+    size_t space = rest.find_first_of(" \t");
+    dtype_text = rest.substr(0, space);
+    name_text = space == std::string_view::npos ? "" : Trim(rest.substr(space));
+  }
+  arg.dtype = ParseDType(dtype_text);
+  if (!name_text.empty()) {
+    if (!IsIdentifier(name_text)) bad("has name '", name_text, "', which is not an identifier");
+    arg.name = std::string(name_text);
+    if (!names->insert(arg.name).second) bad("repeats the name '", arg.name, "'");
+  }
+  if (arg.read_only && !arg.is_buffer) bad("is a scalar: only buffers may be const");
+  if (!arg.launch_tag.empty()) {
+    if (arg.is_buffer) bad("is a buffer: only integer scalars may be filled from the launch");
+    if (!IsIntegerScalar(arg.dtype)) bad("is filled from the launch, so must be an integer scalar");
+    if (arg.name.empty()) bad("is filled from the launch, so must be named");
+  }
+  return arg;
+}
+
 }  // namespace
+
+size_t FunctionInfo::num_passed_args() const {
+  size_t n = launch_tags.size();
+  for (const ArgInfo& a : args) n += a.launch_tag.empty() ? 1 : 0;
+  return n;
+}
 
 DLDataType ParseDType(std::string_view text) {
   std::string_view base = Trim(text);
@@ -110,11 +171,9 @@ FunctionInfo FunctionInfo::Parse(std::string_view signature) {
       list = list.substr(comma + 1);
     }
   };
-  split(arg_text, [&](std::string_view a) {
-    bool is_buffer = !a.empty() && a.back() == '*';
-    if (is_buffer) a = Trim(a.substr(0, a.size() - 1));
-    info.args.push_back(ArgInfo{ParseDType(a), is_buffer});
-  });
+  std::set<std::string> arg_names;
+  split(arg_text,
+        [&](std::string_view a) { info.args.push_back(ParseArg(signature, a, &arg_names)); });
   split(tag_text, [&](std::string_view t) {
     if (!LaunchTags().count(std::string(t))) {
       Fail("ValueError", "bad function signature '", signature, "': unknown launch tag '", t,
@@ -122,6 +181,14 @@ FunctionInfo FunctionInfo::Parse(std::string_view signature) {
     }
     info.launch_tags.emplace_back(t);
   });
+  for (const ArgInfo& a : info.args) {
+    if (!a.launch_tag.empty() && std::find(info.launch_tags.begin(), info.launch_tags.end(),
+                                           a.launch_tag) == info.launch_tags.end()) {
+      Fail("ValueError", "bad function signature '", signature, "': argument '", a.name,
+           "' is filled from launch parameter ", a.launch_tag,
+           ", which the signature does not list after ';'");
+    }
+  }
   return info;
 }
 
@@ -129,7 +196,10 @@ std::string FunctionInfo::ToString() const {
   std::string s = name + "(";
   for (size_t i = 0; i < args.size(); ++i) {
     if (i) s += ", ";
-    s += DTypeToString(args[i].dtype) + (args[i].is_buffer ? "*" : "");
+    const ArgInfo& a = args[i];
+    s += (a.read_only ? "const " : "") + DTypeToString(a.dtype) + (a.is_buffer ? "*" : "");
+    if (!a.name.empty()) s += " " + a.name;
+    if (!a.launch_tag.empty()) s += " = " + a.launch_tag;
   }
   if (!launch_tags.empty()) {
     s += "; ";
@@ -142,10 +212,18 @@ void FunctionInfo::Save(ByteWriter* w) const {
   w->Str(name);
   w->U64(args.size());
   for (const ArgInfo& a : args) {
-    w->U8(a.is_buffer ? 1 : 0);
+    // Bit 0: buffer. Bit 1 (kExtendedArg): name, const and launch tag follow
+    // the dtype. An argument without them keeps the first encoding, so such
+    // bytes are the ones every earlier modrt wrote and reads.
+    w->U8((a.is_buffer ? 1 : 0) | (a.extended() ? kExtendedArg : 0));
     w->U8(a.dtype.code);
     w->U8(a.dtype.bits);
     w->U16(a.dtype.lanes);
+    if (a.extended()) {
+      w->Str(a.name);
+      w->U8(a.read_only ? 1 : 0);
+      w->Str(a.launch_tag);
+    }
   }
   w->U64(launch_tags.size());
   for (const auto& t : launch_tags) w->Str(t);
@@ -158,18 +236,36 @@ FunctionInfo FunctionInfo::Load(ByteReader* r) {
   uint64_t nargs = r->Count("argument count", 5);
   for (uint64_t i = 0; i < nargs; ++i) {
     uint8_t kind = r->U8();
-    if (kind > 1) r->Corrupt(StrCat("argument kind ", int(kind), " is neither scalar nor buffer"));
-    DLDataType dt{r->U8(), r->U8(), r->U16()};
-    if (DTypeToString(dt).rfind("dtype(", 0) == 0 || dt.lanes == 0) {
-      r->Corrupt("unknown argument dtype " + DTypeToString(dt));
+    if (kind > (1 | kExtendedArg)) {
+      r->Corrupt(StrCat("argument kind ", int(kind), " is neither scalar nor buffer"));
     }
-    info.args.push_back(ArgInfo{dt, kind == 1});
+    ArgInfo arg{};
+    arg.dtype = DLDataType{r->U8(), r->U8(), r->U16()};
+    arg.is_buffer = (kind & 1) != 0;
+    if (DTypeToString(arg.dtype).rfind("dtype(", 0) == 0 || arg.dtype.lanes == 0) {
+      r->Corrupt("unknown argument dtype " + DTypeToString(arg.dtype));
+    }
+    if (kind & kExtendedArg) {
+      arg.name = r->Str("argument name");
+      uint8_t read_only = r->U8();
+      if (read_only > 1) r->Corrupt(StrCat("argument const flag ", int(read_only)));
+      arg.read_only = read_only == 1;
+      arg.launch_tag = r->Str("argument launch tag");
+      if (!arg.extended()) r->Corrupt("an extended argument with nothing extended");
+    }
+    info.args.push_back(std::move(arg));
   }
   uint64_t ntags = r->Count("launch tag count", 8);
   for (uint64_t i = 0; i < ntags; ++i) {
     std::string tag = r->Str("launch tag");
     if (!LaunchTags().count(tag)) r->Corrupt("unknown launch tag '" + tag + "'");
     info.launch_tags.push_back(std::move(tag));
+  }
+  // What Parse accepts, and nothing else: the text round-trips.
+  try {
+    Parse(info.ToString());
+  } catch (const Error& e) {
+    r->Corrupt(StrCat("function '", info.name, "': ", e.what()));
   }
   return info;
 }

@@ -30,7 +30,7 @@ from .runtime import (
     tensor,
 )
 from ._compile import compile
-from ._compile_errors import CompileError, SourceNotCheckedWarning
+from ._compile_errors import CompileError, SignatureError, SourceNotCheckedWarning
 from . import backend, target
 
 if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
@@ -67,6 +67,7 @@ __all__ = [
     "Function",
     "Module",
     "Payload",
+    "SignatureError",
     "SourceNotCheckedWarning",
     "Tensor",
     "artifact",

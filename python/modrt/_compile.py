@@ -4,13 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from ._compile_errors import LANGUAGE, SignatureError
 from ._ffi import call
 from .runtime import Module, Payload
 from .target import Target
 
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._codegen import Arg
+
 # A codegen driver turns source and signatures into a payload.
 CodegenDriver = Callable[[str | bytes, Sequence[str], Target], Payload]
 _DRIVERS: dict[str, CodegenDriver] = {}
+# A reflector reads a kernel source's own interface: one canonical signature
+# per kernel (argument names, const buffers, element and scalar types, launch
+# tags), in the order the source defines them. It runs on the codegen side,
+# with or without the backend's runtime.
+Reflector = Callable[[str | bytes], list[str]]
+_REFLECTORS: dict[str, Reflector] = {}
 
 
 def register_codegen(kind: str, driver: CodegenDriver) -> None:
@@ -18,10 +30,93 @@ def register_codegen(kind: str, driver: CodegenDriver) -> None:
     _DRIVERS[kind] = driver
 
 
+def register_reflector(kind: str, reflect: Reflector) -> None:
+    """Registers how target kind `kind` reads signatures from a kernel source."""
+    _REFLECTORS[kind] = reflect
+
+
+def _mismatch(given: Arg, kernel: Arg) -> str:
+    """What differs between one given argument and the kernel's, or ""."""
+    if given.is_buffer != kernel.is_buffer:
+        kinds = ["buffer" if a.is_buffer else "scalar" for a in (given, kernel)]
+        return f"is a {kinds[0]} in the signature, a {kinds[1]} in the kernel"
+    if given.dtype != kernel.dtype:
+        what = "buffer element type" if given.is_buffer else "scalar type"
+        return f"has {what} {given.dtype} in the signature, {kernel.dtype} in the kernel"
+    if given.name and kernel.name and given.name != kernel.name:
+        return f"is named '{given.name}' in the signature, '{kernel.name}' in the kernel"
+    if given.read_only and kernel.is_buffer and not kernel.read_only:
+        return "is const in the signature, but the kernel may write it"
+    return ""
+
+
+def check_signature(kind: str, given: str, kernel: str) -> str:
+    """`given` checked against the kernel's signature `kernel` (SignatureError
+    showing both when they differ in argument count, buffer element types,
+    scalar types, or names where both have them); returns the signature the
+    module keeps: the given one, with the kernel's names and const markers
+    where it has none."""
+    from ._codegen import parse_signature
+
+    name, given_args, tags = parse_signature(given)
+    _, kernel_args, _ = parse_signature(kernel)
+    if len(given_args) != len(kernel_args):
+        raise SignatureError(
+            kind, given, kernel, f"{len(given_args)} arguments in the signature, {len(kernel_args)} in the kernel"
+        )
+    for i, (g, k) in enumerate(zip(given_args, kernel_args)):
+        why = _mismatch(g, k)
+        if why:
+            raise SignatureError(kind, given, kernel, f"argument {i} ('{g.name or k.name}') {why}")
+        g.name = g.name or k.name
+        g.read_only = g.read_only or k.read_only
+    return f"{name}({', '.join(str(a) for a in given_args)}{'; ' if tags else ''}{', '.join(tags)})"
+
+
+def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] | None) -> list[str]:
+    """The signatures a module of `kind` is built with: `functions` checked
+    against what the target's reflector reads from `source`; with `functions`
+    omitted, every kernel the source defines; a bare name picks that kernel."""
+    reflect = _REFLECTORS.get(kind)
+    if reflect is None:
+        if not functions:
+            raise ValueError(
+                f"compile for target '{kind}' needs function signatures: it does not read them from the kernel"
+            )
+        if any("(" not in f for f in functions):
+            raise ValueError(
+                f"target '{kind}' does not read signatures from the kernel: give full signatures, not names"
+            )
+        return list(functions)
+    from ._codegen import normalize_signature, parse_signature
+
+    reflected: dict[str, str] = {}
+    for text in source.values() if isinstance(source, Mapping) else [source]:
+        for sig in reflect(text):
+            reflected.setdefault(parse_signature(sig)[0], sig)
+    if functions is None:
+        if not reflected:
+            raise ValueError(f"the {LANGUAGE.get(kind, kind)} source defines no kernel")
+        return list(reflected.values())
+    if not functions:
+        raise ValueError("compile needs at least one function (or functions=None for every kernel)")
+    resolved = []
+    for f in functions:
+        name = parse_signature(f)[0] if "(" in f else f.strip()
+        kernel = reflected.get(name)
+        if kernel is None:
+            raise ValueError(
+                f"the {LANGUAGE.get(kind, kind)} source has no kernel '{name}' "
+                f"(it defines: {', '.join(reflected) or 'none'})"
+            )
+        resolved.append(check_signature(kind, normalize_signature(f), kernel) if "(" in f else kernel)
+    return resolved
+
+
 def compile(
     source: str | bytes,
     target: str | Target,
-    functions: Sequence[str],
+    functions: Sequence[str] | None = None,
     *,
     host: Module | None = None,
     validate: bool = True,
@@ -31,7 +126,18 @@ def compile(
 
     `functions` are signatures such as
     "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)":
-    buffer arguments end in '*', launch parameters follow ';'.
+    buffer arguments end in '*', launch parameters follow ';'. Arguments may
+    be named ("const float32* a"; a call may then pass them by keyword),
+    `const` marks a buffer the kernel does not write, and an integer scalar
+    "int32 grid = blockIdx.x" is filled from that launch parameter instead of
+    being passed.
+
+    Targets whose kernels declare their interface (see docs/formats/) read
+    it from the source: `functions` may then be omitted (every kernel, with
+    the kernel's names), list kernel names to pick some, or give signatures,
+    each checked against the kernel's (argument count, buffer element and
+    scalar types, names where both have them): a mismatch raises
+    `modrt.SignatureError` showing both.
 
     For a device target the result is the real module when its runtime is
     loaded here, else a fallback module with identical bytes (`is_fallback`).
@@ -48,8 +154,7 @@ def compile(
     compiler than the one here).
     """
     tgt = target if isinstance(target, Target) else Target(target)
-    if not functions:
-        raise ValueError("compile needs at least one function signature")
+    functions = resolve_functions(tgt.kind, source, functions)
     if tgt.kind == "cpu":
         from . import _host_codegen
 

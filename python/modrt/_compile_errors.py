@@ -40,5 +40,21 @@ class CompileError(ValueError):
         )
 
 
+class SignatureError(ValueError):
+    """A signature given to `modrt.compile` that disagrees with the kernel's
+    own declarations (read by the target's reflector). `given` and `kernel`
+    are both signatures as text; `reason` says what differs first."""
+
+    def __init__(self, target: str, given: str, kernel: str, reason: str) -> None:
+        self.target = target
+        self.given = given
+        self.kernel = kernel
+        self.reason = reason
+        super().__init__(
+            f"the signature does not match the {LANGUAGE.get(target, target)} kernel: {reason}\n"
+            f"  given:  {given}\n  kernel: {kernel}"
+        )
+
+
 class SourceNotCheckedWarning(RuntimeWarning):
     """`modrt.compile` could not check this source here (the reason is the message)."""

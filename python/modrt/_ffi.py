@@ -268,9 +268,42 @@ def _box_arg(arg: Any) -> Any:
 
 class Function(_ffi_ext.FunctionBase, Object):
     """A native function: from the registry, a module, or wrapped Python.
-    Calling it converts the arguments and the result in _ffi_ext."""
+    Calling it converts the arguments and the result in _ffi_ext.
 
-    __slots__ = ()
+    A kernel from a module (`module["k"]`) also takes its arguments by the
+    names its signature declares (the kernel's own, where modrt read them from
+    it), and its launch parameters as blockIdx_x, threadIdx_x, ...: keywords
+    go through _bind_keywords, positional calls never do."""
+
+    # `_parameters`: the names of the values a call passes, in order, or a
+    # callable giving them (looked up on the first call with keywords).
+    __slots__ = ("_parameters",)
+
+
+def _bind_keywords(fn: Function, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The values of a call with keywords, in the order the function takes them."""
+    params = getattr(fn, "_parameters", None)
+    if callable(params):
+        params = fn._parameters = params()
+    if not params:
+        raise TypeError("this function's arguments have no names: it takes positional arguments only")
+    if len(args) > len(params):
+        raise TypeError(f"takes {len(params)} values ({', '.join(params)}), got {len(args)} positional")
+    values: list[Any] = list(args) + [_MISSING] * (len(params) - len(args))
+    for key, value in kwargs.items():
+        if key not in params:
+            raise TypeError(f"unexpected keyword argument '{key}' (arguments: {', '.join(params)})")
+        index = params.index(key)
+        if values[index] is not _MISSING:
+            raise TypeError(f"argument '{key}' given twice (by position and by keyword)")
+        values[index] = value
+    missing = [p for p, v in zip(params, values) if v is _MISSING]
+    if missing:
+        raise TypeError(f"missing argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
+    return tuple(values)
+
+
+_MISSING = object()
 
 
 register_object_class(OBJ_FUNCTION, Function)
@@ -292,7 +325,7 @@ def _make_device(device_type: int, device_id: int) -> Any:
     return _device_from_dl(DLDevice(device_type, device_id))
 
 
-_ffi_ext.init(_box_arg, _object_from_handle, _make_device, error_from_message)
+_ffi_ext.init(_box_arg, _object_from_handle, _make_device, error_from_message, _bind_keywords)
 
 # Python callables live here while a native function refers to them.
 _PY_FUNCTIONS: dict[int, Callable[..., Any]] = {}

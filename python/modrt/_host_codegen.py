@@ -41,7 +41,8 @@ def _wrapper(signature: str) -> str:
     if tags:
         raise ValueError(f"cpu function {name} cannot take launch parameters ({', '.join(tags)})")
     params = []
-    for i, (dtype, is_buffer) in enumerate(args):
+    for i, arg in enumerate(args):
+        dtype, is_buffer = arg.dtype, arg.is_buffer
         ctype = _C_TYPES.get(dtype.split("x")[0] if "x" in dtype else dtype)
         if ctype is None or ("x" in dtype and not is_buffer):
             raise ValueError(f"cpu function {name}: argument {i} of dtype {dtype} is not supported")

@@ -305,7 +305,15 @@ class Module(_ffi.Object):
             raise AttributeError(
                 f"{self.kind} module has no function '{name}' (it has: {', '.join(self.function_names) or 'none'})"
             )
+        f._parameters = lambda: _parameter_names(self.signature(name))
         return f
+
+    def signature(self, name: str) -> str:
+        """The signature of function `name` as the module holds it (names,
+        `const` and launch-filled arguments included); empty when the module
+        that defines it keeps none (a host module's C function, an opaque
+        out-of-tree module)."""
+        return call("module.function_signature", self, name)
 
     def __getitem__(self, name: str) -> _ffi.Function:
         return self.get_function(name)
@@ -341,6 +349,19 @@ class Module(_ffi.Object):
 
 
 _ffi.register_object_class(_ffi.OBJ_MODULE, Module)
+
+
+def _parameter_names(signature: str) -> list[str]:
+    """What a call of a function with this signature passes, by name: its
+    arguments not filled from the launch, then its launch parameters
+    (blockIdx.x as blockIdx_x). An unnamed argument can be passed by position only."""
+    if not signature:
+        return []
+    from ._codegen import parse_signature
+
+    _, args, tags = parse_signature(signature)
+    passed = [a.name or f"<argument {i}>" for i, a in enumerate(args) if not a.launch_tag]
+    return passed + [t.replace(".", "_") for t in tags]
 
 
 def load_module(path: str, trusted_keys: Sequence[Any] | None = None, allow_host_code: bool | None = None) -> Module:

@@ -61,10 +61,11 @@ def define_flags() -> None:
 
 
 def _parse_signature(signature: str) -> tuple[list[tuple[str, bool]], list[str]]:
-    _, _, rest = signature.partition("(")
-    arg_text, _, tag_text = rest[:-1].partition(";")
-    args = [(a.strip().rstrip("*"), a.strip().endswith("*")) for a in arg_text.split(",") if a.strip()]
-    return args, [t.strip() for t in tag_text.split(",") if t.strip()]
+    """([(dtype, is_buffer)] of the arguments a caller passes, launch tags)."""
+    from modrt._codegen import parse_signature
+
+    _, args, tags = parse_signature(signature)
+    return [(a.dtype, a.is_buffer) for a in args if not a.launch_tag], tags
 
 
 def _buffer(np: Any, text: str, dtype: str, rng: Any, index: int) -> Any:

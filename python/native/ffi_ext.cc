@@ -36,6 +36,9 @@ struct Hooks {
   PyObject* wrap_object = nullptr;         // owned handle (int) -> Object of its class
   PyObject* make_device = nullptr;         // (device_type, device_id) -> Device
   PyObject* error_from_message = nullptr;  // str -> exception instance
+  // (function, args tuple, kwargs dict) -> the arguments as one tuple, in the
+  // order the function's signature names them (calls with keywords only)
+  PyObject* bind_keywords = nullptr;
 };
 Hooks hooks;
 
@@ -305,22 +308,47 @@ PyObject* CallFunction(PyObject* callable, PyObject* const* args, Py_ssize_t n) 
   return result;
 }
 
-PyObject* PositionalOnly() {
-  PyErr_SetString(PyExc_TypeError, "modrt functions take positional arguments only");
-  return nullptr;
+PyObject* FunctionTpCall(PyObject* callable, PyObject* args, PyObject* kwargs);
+
+// A call with keywords (the slow path): the Python hook orders the values by
+// the names the signature declares, then the call goes on positionally.
+PyObject* CallWithKeywords(PyObject* callable, PyObject* args, PyObject* kwargs) {
+  PyObject* bound =
+      PyObject_CallFunctionObjArgs(hooks.bind_keywords, callable, args, kwargs, nullptr);
+  if (bound == nullptr) return nullptr;
+  PyObject* result = FunctionTpCall(callable, bound, nullptr);
+  Py_DECREF(bound);
+  return result;
 }
 
 // The vectorcall entry (3.12+): the arguments arrive as an array.
 PyObject* FunctionVectorcall(PyObject* callable, PyObject* const* args, size_t nargsf,
                              PyObject* kwnames) {
-  if (kwnames != nullptr && PyTuple_Size(kwnames) != 0) return PositionalOnly();
-  return CallFunction(callable, args,
-                      static_cast<Py_ssize_t>(nargsf & ~kVectorcallArgumentsOffset));
+  const Py_ssize_t n = static_cast<Py_ssize_t>(nargsf & ~kVectorcallArgumentsOffset);
+  if (kwnames == nullptr || PyTuple_Size(kwnames) == 0) return CallFunction(callable, args, n);
+  const Py_ssize_t nkw = PyTuple_Size(kwnames);
+  PyObject* positional = PyTuple_New(n);
+  PyObject* keywords = PyDict_New();
+  PyObject* result = nullptr;
+  bool ok = positional != nullptr && keywords != nullptr;
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    Py_INCREF(args[i]);
+    ok = PyTuple_SetItem(positional, i, args[i]) == 0;  // steals the reference
+  }
+  for (Py_ssize_t i = 0; ok && i < nkw; ++i) {
+    ok = PyDict_SetItem(keywords, PyTuple_GetItem(kwnames, i), args[n + i]) == 0;
+  }
+  if (ok) result = CallWithKeywords(callable, positional, keywords);
+  Py_XDECREF(positional);
+  Py_XDECREF(keywords);
+  return result;
 }
 
 // tp_call: every call on 3.10/3.11, and PyObject_Call everywhere.
 PyObject* FunctionTpCall(PyObject* callable, PyObject* args, PyObject* kwargs) {
-  if (kwargs != nullptr && PyDict_Size(kwargs) != 0) return PositionalOnly();
+  if (kwargs != nullptr && PyDict_Size(kwargs) != 0) {
+    return CallWithKeywords(callable, args, kwargs);
+  }
   Py_ssize_t n = PyTuple_Size(args);
   if (n < 0) return nullptr;
   PyObject* inline_args[kInlineArgs];
@@ -371,15 +399,16 @@ PyObject* WriteReturn(PyObject*, PyObject* args) {
 
 PyObject* Init(PyObject*, PyObject* args) {
   Hooks next;
-  if (!PyArg_ParseTuple(args, "OOOO", &next.box_arg, &next.wrap_object, &next.make_device,
-                        &next.error_from_message)) {
+  if (!PyArg_ParseTuple(args, "OOOOO", &next.box_arg, &next.wrap_object, &next.make_device,
+                        &next.error_from_message, &next.bind_keywords)) {
     return nullptr;
   }
-  for (PyObject* o : {next.box_arg, next.wrap_object, next.make_device, next.error_from_message}) {
+  for (PyObject* o : {next.box_arg, next.wrap_object, next.make_device, next.error_from_message,
+                      next.bind_keywords}) {
     Py_INCREF(o);
   }
-  for (PyObject* o :
-       {hooks.box_arg, hooks.wrap_object, hooks.make_device, hooks.error_from_message}) {
+  for (PyObject* o : {hooks.box_arg, hooks.wrap_object, hooks.make_device, hooks.error_from_message,
+                      hooks.bind_keywords}) {
     Py_XDECREF(o);
   }
   hooks = next;
@@ -470,7 +499,8 @@ PyMethodDef methods[] = {
      "from_dlpack(capsule, copy): the owned handle of a tensor adopting the capsule's DLPack "
      "tensor."},
     {"init", Init, METH_VARARGS,
-     "init(box_arg, wrap_object, make_device, error_from_message): the Python halves of "
+     "init(box_arg, wrap_object, make_device, error_from_message, bind_keywords): the Python "
+     "halves of "
      "conversion."},
     {"write_return", WriteReturn, METH_VARARGS,
      "write_return(address, value): value as the owned ModrtValue result at address."},

@@ -4,7 +4,8 @@
 //
 // Layout, written with the shared ByteWriter (little-endian, u64 lengths):
 //   "MODRTART"                      8-byte magic
-//   u16 format version              kArtifactVersion
+//   u16 format version              1, or 2 when a signature uses names, const
+//                                   or launch-filled arguments
 //   Str manifest                    see below
 //   Str SHA-256 of the manifest     32 bytes
 //   Str module bytes, per module    in manifest order
@@ -29,7 +30,16 @@
 namespace modrt {
 
 inline constexpr char kArtifactMagic[] = "MODRTART";  // 8 bytes, no terminator written
-inline constexpr uint16_t kArtifactVersion = 1;
+// Version 1: every argument is a dtype and a kind. Version 2: arguments may
+// carry names, `const` and launch tags (FunctionInfo's extended encoding). A
+// file is written with the lowest version that holds it, so one without them
+// is what earlier modrt wrote and still reads.
+inline constexpr uint16_t kArtifactVersion = 2;  // the newest this modrt reads
+inline constexpr uint16_t kArtifactOldestVersion = 1;
+// The version a file holding these functions is written with.
+MODRT_API uint16_t ArtifactVersionFor(const std::vector<FunctionInfo>& functions);
+// ValueError naming both versions unless this modrt reads `version`.
+MODRT_API void CheckArtifactVersion(uint16_t version);
 inline constexpr uint64_t kArtifactRoot = UINT64_MAX;
 // The source format module 0 of a signed artifact keeps its signature under
 // (modrt/artifact_trust.h); no module may export a source of that format.

@@ -41,6 +41,11 @@ class MODRT_API ModuleObj : public Object {
 // other module in the tree has it.
 MODRT_API Ref<FunctionObj> FindFunction(ModuleObj* module, const std::string& name);
 
+// The signature of `name` as the first module of the tree (depth-first) whose
+// payload declares it holds it; empty when none does (a host module's C
+// function found by name, an opaque module).
+MODRT_API std::string FunctionSignature(ModuleObj* module, const std::string& name);
+
 // `module.load_from_bytes.<kind>`, with an error naming the kind, the DSO
 // and the flag when no loader is registered.
 MODRT_API Ref<ModuleObj> LoadModuleFromBytes(const std::string& kind, std::string_view bytes);

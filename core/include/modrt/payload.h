@@ -58,15 +58,31 @@ using common::operator==;
 
 struct ArgInfo {
   DLDataType dtype;
-  bool is_buffer;  // a tensor of `dtype`, passed as its device pointer
+  bool is_buffer;          // a tensor of `dtype`, passed as its device pointer
+  std::string name;        // empty when the signature names none
+  bool read_only = false;  // a `const` buffer: the kernel does not write it
+  // A scalar the caller does not pass: its value is this launch parameter's
+  // (TVM's grid-size arguments). Empty for ordinary arguments.
+  std::string launch_tag;
+
+  // Carries more than the dtype and the kind (saved in the extended encoding).
+  bool extended() const { return !name.empty() || read_only || !launch_tag.empty(); }
 };
 
-// Signature text: "vadd(float32*, float32*, int32; blockIdx.x, threadIdx.x)".
-// Launch tags: blockIdx.{x,y,z}, threadIdx.{x,y,z}, dyn_shared_mem.
+// Signature text: "vadd(float32*, float32*, int32; blockIdx.x, threadIdx.x)",
+// each argument optionally named and marked: "k(const float32* a, float32* b,
+// int32 n, int32 grid = blockIdx.x; blockIdx.x, threadIdx.x)". `const` (buffers
+// only): the kernel does not write it. `= tag` (integer scalars only): filled
+// from that launch parameter, which the signature must list; the caller does
+// not pass it. Launch tags: blockIdx.{x,y,z}, threadIdx.{x,y,z}, dyn_shared_mem.
 struct MODRT_API FunctionInfo {
   std::string name;
   std::vector<ArgInfo> args;
   std::vector<std::string> launch_tags;
+
+  // How many values a caller passes: the arguments not filled from the
+  // launch, then the launch parameters.
+  size_t num_passed_args() const;
 
   static FunctionInfo Parse(std::string_view signature);
   std::string ToString() const;

@@ -105,14 +105,13 @@ def _registering(register: Callable[[], Any]) -> None:
     stays: native state cannot be taken back.)"""
     from .. import _compile, target
 
-    drivers, detectors = dict(_compile._DRIVERS), dict(target._DETECTORS)
+    saved = [(table, dict(table)) for table in (_compile._DRIVERS, _compile._REFLECTORS, target._DETECTORS)]
     try:
         register()
     except BaseException:
-        _compile._DRIVERS.clear()
-        _compile._DRIVERS.update(drivers)
-        target._DETECTORS.clear()
-        target._DETECTORS.update(detectors)
+        for table, before in saved:
+            table.clear()
+            table.update(before)
         raise
 
 
@@ -276,6 +275,7 @@ def register(
     runtime: str | os.PathLike[str] | None = None,
     detector: Callable[..., Any] | None = None,
     codegen: Callable[..., Any] | None = None,
+    reflect: Callable[..., Any] | None = None,
 ) -> None:
     """What every backend, in-tree or out-of-tree, registers from Python.
 
@@ -286,6 +286,13 @@ def register(
     detector: how to describe a device of kind `name` as a Target.
     codegen: `codegen(source, functions, target)` -> modrt.Payload, for
       `modrt.compile(source, name, ...)`.
+    reflect: `reflect(source)` -> [signature, ...]: the kernels `source`
+      defines, each as a canonical signature read from the kernel itself
+      (argument names, `const` buffers, element and scalar types, launch
+      tags). With it, `modrt.compile` infers signatures when none are given
+      and checks given ones against the kernel. It must work without the
+      runtime DSO (cross-compiling): read the source in Python, or through
+      libmodrt_compiler.so (the backend's :fallback library).
     """
     from .. import _compile, target
 
@@ -297,16 +304,24 @@ def register(
         target.register_device_target_detector(name, detector)
     if codegen is not None:
         _compile.register_codegen(name, codegen)
+    if reflect is not None:
+        _compile.register_reflector(name, reflect)
 
 
-def register_in_tree(name: str, detector: Callable[..., Any], codegen: Callable[..., Any]) -> None:
+def register_in_tree(
+    name: str,
+    detector: Callable[..., Any],
+    codegen: Callable[..., Any],
+    reflect: Callable[..., Any] | None = None,
+) -> None:
     """What every in-tree hook's register_backend() does: declare the identity
     its BUILD file gives, load the runtime DSO if selected and present (a
     broken one is a warning), then register the target detector and the
-    codegen driver (codegen works with or without the runtime)."""
+    codegen driver and, if it has one, the reflector (both work with or
+    without the runtime)."""
     register(name, identity=_selection.IDENTITIES[name])
     load_runtime(name)
-    register(name, detector=detector, codegen=codegen)
+    register(name, detector=detector, codegen=codegen, reflect=reflect)
 
 
 def register_codegen(kind: str, driver: Callable[..., Any]) -> None:
