@@ -21,6 +21,7 @@
 #include "modrt/function.h"
 #include "modrt/object.h"
 #include "modrt/plugin_api.h"
+#include "stream.h"
 
 namespace modrt {
 
@@ -157,7 +158,15 @@ class PluginPayloadModule final : public PayloadModule, public PluginPart {
   PluginPayloadModule(std::string kind, Ref<PayloadObj> payload, const ModrtModuleVTable* key,
                       const ModrtModuleVTable& table, void* self)
       : PayloadModule(std::move(kind), std::move(payload)), PluginPart(key, table, self) {}
-  Ref<FunctionObj> GetFunction(const std::string& name) override { return PluginFunction(name); }
+  // Launches go through the core's streams (stream.h).
+  Ref<FunctionObj> GetFunction(const std::string& name) override {
+    Ref<FunctionObj> launch = PluginFunction(name);
+    const BackendInfo* backend = FindBackend(kind());
+    auto it = payload().fmap.find(name);
+    if (!launch || backend == nullptr || it == payload().fmap.end()) return launch;
+    return StreamedLaunch(std::move(launch), &it->second,
+                          static_cast<DLDeviceType>(backend->device_type), Ref<Object>(static_cast<ModuleObj*>(this)));
+  }
 };
 
 class PluginModule final : public ModuleObj, public PluginPart {

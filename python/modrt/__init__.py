@@ -29,6 +29,7 @@ from .runtime import (
     load_module_from_bytes,
     tensor,
 )
+from .streams import Event, Graph, Stream, current_stream, stream
 from ._compile import compile
 from ._compile_errors import CompileError, SourceNotCheckedWarning
 from . import backend, target
@@ -64,15 +65,19 @@ __all__ = [
     "__version__",
     "Device",
     "Error",
+    "Event",
+    "Graph",
     "Function",
     "Module",
     "Payload",
     "SourceNotCheckedWarning",
+    "Stream",
     "Tensor",
     "artifact",
     "backend",
     "compile",
     "cpu",
+    "current_stream",
     "device",
     "empty",
     "from_dlpack",
@@ -80,6 +85,7 @@ __all__ = [
     "load_module",
     "load_module_from_bytes",
     "register_func",
+    "stream",
     "target",
     "tensor",
 ]

@@ -39,6 +39,10 @@ MODRT_API DeviceAPI* GetDeviceAPI(DLDeviceType type);
 // Throws ValueError unless `device` exists, with the backend's reason.
 MODRT_API DeviceAPI* GetExistingDeviceAPI(DLDevice device);
 
+// The memory figures of `device`'s pool (bytes in use, peak, cached, the
+// device's total where the backend reports it), for out-of-memory messages.
+MODRT_API std::string MemorySummary(DLDevice device);
+
 // Device kind name ("cpu", or the backend registered first with `type`, see
 // backend.h) of a DLPack device type; null if unknown.
 MODRT_API const char* DeviceKindName(DLDeviceType type);
