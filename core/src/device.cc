@@ -466,16 +466,34 @@ MODRT_STATIC_INIT([] {
     }
     DLTensor view = RangeView(t, a, "tensor.copy_from_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
-    if (view.device.device_type == kDLCPU) WaitForStreams(view.device);
-    api->CopyFromHost(a.Ptr(1), &view, static_cast<size_t>(a.Int(2)));
+    const size_t n = static_cast<size_t>(a.Int(2));
+    if (view.device.device_type == kDLCPU) {
+      WaitForStreams(view.device);
+    } else if (n != t->nbytes()) {
+      // Plugin ABI 1.0 copies whole tensors: a part is staged through host
+      // memory (read the tensor, patch the range, write it back).
+      std::vector<char> staging(t->nbytes());
+      api->CopyToHost(t->dl(), staging.data(), staging.size());
+      std::memcpy(staging.data() + (view.byte_offset - t->dl()->byte_offset), a.Ptr(1), n);
+      return api->CopyFromHost(staging.data(), t->dl(), staging.size());
+    }
+    api->CopyFromHost(a.Ptr(1), &view, n);
   });
   RegisterGlobal("tensor.copy_to_host", [](const Args& a, Ret*) {
     a.ExpectCount(3, "tensor.copy_to_host", /*at_least=*/true);
     TensorObj* t = TensorArg(a, 0);
     DLTensor view = RangeView(t, a, "tensor.copy_to_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
-    if (view.device.device_type == kDLCPU) WaitForStreams(view.device);
-    api->CopyToHost(&view, a.Ptr(1), static_cast<size_t>(a.Int(2)));
+    const size_t n = static_cast<size_t>(a.Int(2));
+    if (view.device.device_type == kDLCPU) {
+      WaitForStreams(view.device);
+    } else if (n != t->nbytes()) {  // staged, as above
+      std::vector<char> staging(t->nbytes());
+      api->CopyToHost(t->dl(), staging.data(), staging.size());
+      std::memcpy(a.Ptr(1), staging.data() + (view.byte_offset - t->dl()->byte_offset), n);
+      return;
+    }
+    api->CopyToHost(&view, a.Ptr(1), n);
   });
   // tensor.copy(dst, src): same byte size; one device, or across devices and
   // backends, staged through host memory where neither side is the host.
