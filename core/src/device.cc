@@ -470,7 +470,9 @@ MODRT_STATIC_INIT([] {
     if (view.device.device_type == kDLCPU) {
       WaitForStreams(view.device);
     } else if (n != t->nbytes()) {
-      // Plugin ABI 1.0 copies whole tensors: a part is staged through host
+      const size_t offset = view.byte_offset - t->dl()->byte_offset;
+      if (api->CopyRange(a.Ptr(1), t->dl(), offset, n)) return;
+      // Without the ranged-copy extension a part is staged through host
       // memory (read the tensor, patch the range, write it back).
       std::vector<char> staging(t->nbytes());
       api->CopyToHost(t->dl(), staging.data(), staging.size());
@@ -487,7 +489,9 @@ MODRT_STATIC_INIT([] {
     const size_t n = static_cast<size_t>(a.Int(2));
     if (view.device.device_type == kDLCPU) {
       WaitForStreams(view.device);
-    } else if (n != t->nbytes()) {  // staged, as above
+    } else if (n != t->nbytes()) {
+      if (api->CopyRange(t->dl(), view.byte_offset - t->dl()->byte_offset, a.Ptr(1), n)) return;
+      // staged, as above
       std::vector<char> staging(t->nbytes());
       api->CopyToHost(t->dl(), staging.data(), staging.size());
       std::memcpy(a.Ptr(1), staging.data() + (view.byte_offset - t->dl()->byte_offset), n);

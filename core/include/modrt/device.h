@@ -30,6 +30,10 @@ class MODRT_API DeviceAPI {
   virtual void CopyFromHost(const void* src, DLTensor* tensor, size_t nbytes) = 0;
   virtual void CopyToHost(const DLTensor* tensor, void* dst, size_t nbytes) = 0;
   virtual void Sync(int device_id) = 0;
+  // Copies of part of a tensor (`nbytes` at byte `offset` of its memory);
+  // false when this API has none (the core then stages through host memory).
+  virtual bool CopyRange(const void*, DLTensor*, size_t, size_t) { return false; }
+  virtual bool CopyRange(const DLTensor*, size_t, void*, size_t) { return false; }
 };
 
 // Registers `device_api.<kind>`; `api` must outlive the process.
