@@ -70,6 +70,35 @@ def test_a_plugin_built_against_the_frozen_1_0_headers_runs():
     assert run_scale(plugin) == "scale False [0.0, 2.5, 5.0, 3.0]"
 
 
+# The plugin's own error (a ValueError it raises) and one the core reports to
+# it (kernel_args_pack's TypeError) must both reach Python as their class.
+RAISE_THROUGH_SCALE = """
+import numpy as np, modrt
+modrt.backend.load_plugin(PLUGIN)
+payload = modrt.Payload.create("single-binary", "factor", ["scale(float32*, int32)"], code=b"2.5")
+module = modrt.get_global_func("codegen.scale.create_module")(payload)
+x = modrt.tensor(np.arange(4, dtype="float32"))
+for call in (lambda: module["scale"](x, 99), lambda: module["scale"](x)):
+    try:
+        call()
+    except (ValueError, TypeError) as e:
+        print(type(e).__name__, e)
+"""
+
+
+@pytest.mark.parametrize(
+    "plugin", ["examples/out_of_tree/libmodrt_runtime_scale.so", "tests/abi/frozen_1_0_scale_plugin.so"]
+)
+def test_errors_keep_their_class_across_both_abi_minors(plugin):
+    """ABI 1.1 plugins report typed errors (set_error with a code); ABI 1.0
+    plugins report "Kind: message": both arrive as the same exceptions."""
+    proc = modrt_testing.run_python(RAISE_THROUGH_SCALE.replace("PLUGIN", repr(str(ROOT / plugin))))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "ValueError scale: n=99 but the buffer holds 4", lines
+    assert lines[1].startswith("TypeError ") and "scale" in lines[1], lines
+
+
 def plugin_dsos() -> list[Path]:
     """Every plugin DSO of this build: the selected in-tree runtimes, the
     contrib DSO, the test plugins and the out-of-tree example."""

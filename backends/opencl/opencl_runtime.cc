@@ -220,6 +220,24 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     Workspace& ws = Workspace::Get();
     MODRT_CL_CHECK(ws.cl().clFinish(ws.device(id).queue), "clFinish");
   }
+  // Part of a buffer: the offset is into the cl_mem, not a host address.
+  bool HasRangedCopy() const override { return true; }
+  void CopyRangeFromHost(const void* src, DLTensor* t, size_t offset, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(ws.device(t->device.device_id).queue,
+                                                static_cast<cl_mem>(t->data), CL_TRUE, offset,
+                                                nbytes, src, 0, nullptr, nullptr),
+                   "host-to-device copy");
+  }
+  void CopyRangeToHost(const DLTensor* t, size_t offset, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(ws.device(t->device.device_id).queue,
+                                               static_cast<cl_mem>(t->data), CL_TRUE, offset,
+                                               nbytes, dst, 0, nullptr, nullptr),
+                   "device-to-host copy");
+  }
 };
 
 // Creates a program from `code` (OpenCL C when fmt is "cl", else a device

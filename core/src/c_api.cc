@@ -19,6 +19,9 @@ using modrt::Ref;
 
 namespace {
 thread_local std::string last_error;
+// The typed code of last_error, when it was set with one (plugin ABI 1.1);
+// -1 when set as "Kind: message" (then read from that prefix).
+thread_local int32_t last_error_code = -1;
 
 Object* AsObject(ModrtObjectHandle h) {
   if (h == nullptr) Fail("ValueError", "null object handle");
@@ -52,7 +55,45 @@ int32_t ModrtAbiVersion(void) { return MODRT_ABI_VERSION; }
 
 const char* ModrtGetLastError(void) { return last_error.c_str(); }
 
-void ModrtSetLastError(const char* message) { last_error = message ? message : ""; }
+void ModrtSetLastError(const char* message) {
+  last_error = message ? message : "";
+  last_error_code = -1;
+}
+
+}  // extern "C"
+
+namespace modrt {
+
+void SetTypedError(int32_t code, const char* message) {
+  const char* kind = common::ErrorKindOfCode(code);
+  if (kind == nullptr) {  // kModrtErrorOther, or a code from a newer minor
+    ModrtSetLastError(message);
+    return;
+  }
+  last_error = StrCat(kind, ": ", message ? message : "");
+  last_error_code = code;
+}
+
+int32_t LastErrorCode() {
+  if (last_error_code >= 0) return last_error_code;
+  if (last_error.empty()) return kModrtErrorNone;
+  std::string kind, message;
+  if (!common::SplitErrorKind(last_error, &kind, &message)) return kModrtErrorRuntime;
+  return common::ErrorCodeOfKind(kind);
+}
+
+const char* LastErrorMessage() {
+  std::string kind, message;
+  if (LastErrorCode() == kModrtErrorOther ||
+      !common::SplitErrorKind(last_error, &kind, &message)) {
+    return last_error.c_str();
+  }
+  return last_error.c_str() + kind.size() + 2;
+}
+
+}  // namespace modrt
+
+extern "C" {
 
 int ModrtObjectRetain(ModrtObjectHandle obj) {
   return GuardCall([&] { AsObject(obj)->IncRef(); });

@@ -10,6 +10,7 @@
 
 #include "modrt/backend.h"
 #include "modrt/payload.h"
+#include "stream.h"
 
 namespace modrt {
 
@@ -86,7 +87,125 @@ class CpuDeviceAPI final : public DeviceAPI {
   void Sync(int) override {}
 };
 
+// A caching, stream-ordered pool of one device's memory: a freed block is
+// kept and handed out again for an allocation of the same size once the
+// launches that may still use it are complete (stream.h, DeviceCompleted).
+// Blocks are reused only at their exact size, so a kernel never sees a
+// buffer larger than its tensor.
+class DevicePool {
+ public:
+  void* Alloc(DeviceAPI* api, DLDevice device, size_t nbytes) {
+    {
+      std::lock_guard lock(mu_);
+      const uint64_t completed = device.device_type == kDLCPU ? UINT64_MAX : DeviceCompleted(device);
+      auto [first, last] = free_.equal_range(nbytes);
+      for (auto it = first; it != last; ++it) {
+        if (it->second.ready_after <= completed) {
+          void* ptr = it->second.ptr;
+          free_.erase(it);
+          pool_bytes_ -= nbytes;
+          Count(nbytes);
+          return ptr;
+        }
+      }
+    }
+    void* ptr = nullptr;
+    try {
+      ptr = api->Alloc(device.device_id, nbytes);
+    } catch (const Error& e) {
+      if (e.kind() != "MemoryError") throw;
+      // Give the cached blocks back to the driver, then try once more.
+      EmptyCache(api, device);
+      try {
+        ptr = api->Alloc(device.device_id, nbytes);
+      } catch (const Error& again) {
+        if (again.kind() != "MemoryError") throw;
+        Fail("MemoryError", again.what(), " [", Summary(api, device), "]");
+      }
+    }
+    std::lock_guard lock(mu_);
+    ++driver_allocs_;
+    Count(nbytes);
+    return ptr;
+  }
+
+  // Never throws: runs from tensor destructors.
+  void Free(DLDevice device, void* ptr, size_t nbytes) noexcept {
+    const uint64_t ready_after = device.device_type == kDLCPU ? 0 : DeviceLaunched(device);
+    std::lock_guard lock(mu_);
+    in_use_ -= nbytes;
+    --live_;
+    free_.emplace(nbytes, Block{ptr, ready_after});
+    pool_bytes_ += nbytes;
+  }
+
+  // Hands every cached block back to the driver (its free defers what the
+  // device still uses).
+  void EmptyCache(DeviceAPI* api, DLDevice device) {
+    std::multimap<size_t, Block> blocks;
+    {
+      std::lock_guard lock(mu_);
+      blocks.swap(free_);
+      pool_bytes_ = 0;
+    }
+    for (auto& [size, block] : blocks) api->Free(device.device_id, block.ptr);
+  }
+
+  struct Stats {
+    size_t in_use, peak, live, driver_allocs, pool_bytes, largest_free;
+  };
+  Stats Get() {
+    std::lock_guard lock(mu_);
+    return Stats{in_use_, peak_, live_, driver_allocs_, pool_bytes_,
+                 free_.empty() ? 0 : free_.rbegin()->first};
+  }
+
+  std::string Summary(DeviceAPI* api, DLDevice device) {
+    Stats s = Get();
+    std::string text = StrCat(DeviceKindName(device.device_type), "(", device.device_id,
+                              ") memory: ", s.in_use, " bytes in use by ", s.live,
+                              " tensors, peak ", s.peak, ", pool ", s.pool_bytes,
+                              " bytes cached (largest block ", s.largest_free, ")");
+    OwnedValue total;
+    {
+      Ret r(total.out());
+      api->GetAttr(device.device_id, "global_memory", &r);
+    }
+    if (total.value().type_code == kModrtInt) {
+      text += StrCat(", device total ", total.value().v_int64, " bytes");
+    }
+    return text;
+  }
+
+ private:
+  struct Block {
+    void* ptr;
+    uint64_t ready_after;  // DeviceLaunched() when it was freed
+  };
+  void Count(size_t nbytes) {
+    in_use_ += nbytes;
+    peak_ = std::max(peak_, in_use_);
+    ++live_;
+  }
+
+  std::mutex mu_;
+  std::multimap<size_t, Block> free_;
+  size_t in_use_ = 0, peak_ = 0, live_ = 0, driver_allocs_ = 0, pool_bytes_ = 0;
+};
+
+DevicePool& PoolOf(DLDevice device) {
+  static std::mutex mu;
+  // Leaked: tensors may die during process teardown.
+  static auto* pools = std::make_unique<std::map<std::pair<int, int>, DevicePool>>().release();
+  std::lock_guard lock(mu);
+  return (*pools)[{device.device_type, device.device_id}];
+}
+
 }  // namespace
+
+std::string MemorySummary(DLDevice device) {
+  return PoolOf(device).Summary(GetExistingDeviceAPI(device), device);
+}
 
 void RegisterDeviceAPI(const std::string& kind, DeviceAPI* api) {
   RegisterGlobal("device_api." + kind, [api](const Args&, Ret* r) { r->SetPtr(api); });
@@ -120,7 +239,7 @@ TensorObj::~TensorObj() {
   if (release_) {
     release_();
   } else if (api_ != nullptr) {
-    api_->Free(dl_.device.device_id, dl_.data);
+    PoolOf(dl_.device).Free(dl_.device, dl_.data, nbytes());
   }
 }
 
@@ -135,7 +254,7 @@ Ref<TensorObj> TensorObj::Empty(std::vector<int64_t> shape, DLDataType dtype, DL
   t->dl_.dtype = dtype;
   t->dl_.ndim = static_cast<int32_t>(t->shape_.size());
   t->dl_.shape = t->shape_.data();
-  t->dl_.data = api->Alloc(device.device_id, t->nbytes());
+  t->dl_.data = PoolOf(device).Alloc(api, device, t->nbytes());
   t->api_ = api;
   return t;
 }
@@ -230,9 +349,32 @@ TensorObj* TensorArg(const Args& a, int32_t i) {
   return static_cast<TensorObj*>(a.Obj(i, kModrtObjTensor, "tensor"));
 }
 
-void CheckCopySize(const TensorObj* t, int64_t nbytes) {
-  if (nbytes < 0 || static_cast<size_t>(nbytes) != t->nbytes()) {
-    Fail("ValueError", "copy of ", nbytes, " bytes into a tensor of ", t->nbytes(), " bytes");
+// The part of `t` that a copy of a.Int(2) bytes at byte offset a.Int(3)
+// (default 0; without an offset, the copy must be the whole tensor) covers,
+// as a DLTensor of bytes.
+DLTensor RangeView(TensorObj* t, const Args& a, const char* what) {
+  const int64_t nbytes = a.Int(2);
+  const bool ranged = a.size() > 3;
+  const int64_t offset = ranged ? a.Int(3) : 0;
+  const int64_t size = static_cast<int64_t>(t->nbytes());
+  if (!ranged && nbytes != size) {
+    Fail("ValueError", "copy of ", nbytes, " bytes into a tensor of ", size, " bytes");
+  }
+  if (nbytes < 0 || offset < 0 || offset > size || nbytes > size - offset) {
+    Fail("ValueError", what, ": bytes [", offset, ", ", offset + nbytes,
+         ") are outside the tensor's ", size, " bytes");
+  }
+  DLTensor view = *t->dl();
+  view.byte_offset += static_cast<uint64_t>(offset);
+  return view;
+}
+
+// Waits (without a bound: callers from Python waited with one first) until
+// the device's streams are complete, so host memory sees their results.
+void WaitForStreams(DLDevice device) {
+  for (const auto& s : StreamsOf(device)) {
+    while (!s->Wait(s->submitted(), 3600.0, -1.0)) {
+    }
   }
 }
 
@@ -275,10 +417,32 @@ MODRT_STATIC_INIT([] {
     DLDevice dev = a.Device(0);
     GetExistingDeviceAPI(dev)->GetAttr(dev.device_id, a.Str(1), r);
   });
+  // After the device's streams are complete (modrt.Device.sync waits for them
+  // with a bound first): the backend's own sync.
   RegisterGlobal("device.sync", [](const Args& a, Ret*) {
     a.ExpectCount(1, "device.sync");
     DLDevice dev = a.Device(0);
-    GetExistingDeviceAPI(dev)->Sync(dev.device_id);
+    DeviceAPI* api = GetExistingDeviceAPI(dev);
+    WaitForStreams(dev);
+    api->Sync(dev.device_id);
+  });
+  RegisterGlobal("device.memory_stats", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "device.memory_stats");
+    DLDevice dev = a.Device(0);
+    GetExistingDeviceAPI(dev);
+    DevicePool::Stats s = PoolOf(dev).Get();
+    r->SetStr(StrCat("in_use=", s.in_use, "\npeak=", s.peak, "\nallocations=", s.live,
+                     "\ndriver_allocations=", s.driver_allocs, "\npool_bytes=", s.pool_bytes,
+                     "\nlargest_free_block=", s.largest_free, "\n"));
+  });
+  RegisterGlobal("device.memory_summary", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "device.memory_summary");
+    r->SetStr(MemorySummary(a.Device(0)));
+  });
+  RegisterGlobal("device.empty_cache", [](const Args& a, Ret*) {
+    a.ExpectCount(1, "device.empty_cache");
+    DLDevice dev = a.Device(0);
+    PoolOf(dev).EmptyCache(GetExistingDeviceAPI(dev), dev);
   });
   // tensor.empty(device, dtype, dim...)
   RegisterGlobal("tensor.empty", [](const Args& a, Ret* r) {
@@ -291,22 +455,74 @@ MODRT_STATIC_INIT([] {
     a.ExpectCount(1, "tensor.read_only");
     r->SetInt(TensorArg(a, 0)->read_only() ? 1 : 0);
   });
+  // tensor.copy_from_host(tensor, src, nbytes[, offset]): `nbytes` bytes
+  // into the tensor at byte `offset` (the whole tensor without one).
   RegisterGlobal("tensor.copy_from_host", [](const Args& a, Ret*) {
-    a.ExpectCount(3, "tensor.copy_from_host");
+    a.ExpectCount(3, "tensor.copy_from_host", /*at_least=*/true);
     TensorObj* t = TensorArg(a, 0);
     if (t->read_only()) {
       Fail("ValueError",
            "cannot copy into a read-only tensor (its DLPack producer exported it read-only)");
     }
-    CheckCopySize(t, a.Int(2));
-    GetExistingDeviceAPI(t->dl()->device)->CopyFromHost(a.Ptr(1), t->dl(), t->nbytes());
+    DLTensor view = RangeView(t, a, "tensor.copy_from_host");
+    DeviceAPI* api = GetExistingDeviceAPI(view.device);
+    const size_t n = static_cast<size_t>(a.Int(2));
+    if (view.device.device_type == kDLCPU) {
+      WaitForStreams(view.device);
+    } else if (n != t->nbytes()) {
+      const size_t offset = view.byte_offset - t->dl()->byte_offset;
+      if (api->CopyRange(a.Ptr(1), t->dl(), offset, n)) return;
+      // Without the ranged-copy extension a part is staged through host
+      // memory (read the tensor, patch the range, write it back).
+      std::vector<char> staging(t->nbytes());
+      api->CopyToHost(t->dl(), staging.data(), staging.size());
+      std::memcpy(staging.data() + (view.byte_offset - t->dl()->byte_offset), a.Ptr(1), n);
+      return api->CopyFromHost(staging.data(), t->dl(), staging.size());
+    }
+    api->CopyFromHost(a.Ptr(1), &view, n);
   });
   RegisterGlobal("tensor.copy_to_host", [](const Args& a, Ret*) {
-    a.ExpectCount(3, "tensor.copy_to_host");
+    a.ExpectCount(3, "tensor.copy_to_host", /*at_least=*/true);
     TensorObj* t = TensorArg(a, 0);
-    CheckCopySize(t, a.Int(2));
-    DeviceAPI* api = GetExistingDeviceAPI(t->dl()->device);
-    api->CopyToHost(t->dl(), a.Ptr(1), t->nbytes());
+    DLTensor view = RangeView(t, a, "tensor.copy_to_host");
+    DeviceAPI* api = GetExistingDeviceAPI(view.device);
+    const size_t n = static_cast<size_t>(a.Int(2));
+    if (view.device.device_type == kDLCPU) {
+      WaitForStreams(view.device);
+    } else if (n != t->nbytes()) {
+      if (api->CopyRange(t->dl(), view.byte_offset - t->dl()->byte_offset, a.Ptr(1), n)) return;
+      // staged, as above
+      std::vector<char> staging(t->nbytes());
+      api->CopyToHost(t->dl(), staging.data(), staging.size());
+      std::memcpy(a.Ptr(1), staging.data() + (view.byte_offset - t->dl()->byte_offset), n);
+      return;
+    }
+    api->CopyToHost(&view, a.Ptr(1), n);
+  });
+  // tensor.copy(dst, src): same byte size; one device, or across devices and
+  // backends, staged through host memory where neither side is the host.
+  RegisterGlobal("tensor.copy", [](const Args& a, Ret*) {
+    a.ExpectCount(2, "tensor.copy");
+    TensorObj* dst = TensorArg(a, 0);
+    TensorObj* src = TensorArg(a, 1);
+    if (dst->read_only()) Fail("ValueError", "cannot copy into a read-only tensor");
+    if (dst->nbytes() != src->nbytes()) {
+      Fail("ValueError", "copy of a tensor of ", src->nbytes(), " bytes into one of ",
+           dst->nbytes());
+    }
+    const size_t n = dst->nbytes();
+    DLDevice dd = dst->dl()->device, sd = src->dl()->device;
+    DeviceAPI* dapi = GetExistingDeviceAPI(dd);
+    DeviceAPI* sapi = GetExistingDeviceAPI(sd);
+    if (dd.device_type == kDLCPU) WaitForStreams(dd);
+    if (sd.device_type == kDLCPU) WaitForStreams(sd);
+    const char* sdata = static_cast<const char*>(src->dl()->data) + src->dl()->byte_offset;
+    char* ddata = static_cast<char*>(dst->dl()->data) + dst->dl()->byte_offset;
+    if (sd.device_type == kDLCPU) return dapi->CopyFromHost(sdata, dst->dl(), n);
+    if (dd.device_type == kDLCPU) return sapi->CopyToHost(src->dl(), ddata, n);
+    std::vector<char> staging(n);
+    sapi->CopyToHost(src->dl(), staging.data(), n);
+    dapi->CopyFromHost(staging.data(), dst->dl(), n);
   });
   RegisterGlobal("dtype.normalize", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "dtype.normalize");

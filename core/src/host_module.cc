@@ -12,6 +12,7 @@
 
 #include "elf_check.h"
 #include "modrt/backend.h"
+#include "stream.h"
 
 namespace modrt {
 namespace {
@@ -83,11 +84,16 @@ class HostModule final : public PayloadModule {
     Ref<HostModule> self(this);  // functions keep the code mapped
     const FunctionInfo* info = &payload().Function(name);
     HostEntry entry = it->second;
-    return MakeObject<FunctionObj>([self, info, entry](const Args& args, Ret*) {
-      KernelArgs k = KernelArgs::Pack(*info, args, kDLCPU);
-      int32_t rc = entry(k.ptrs.data());
-      if (rc != 0) Fail("RuntimeError", "host function ", info->name, " returned ", rc);
-    });
+    // Checked and packed on the caller's thread; run by the stream's worker.
+    return HostStreamedLaunch(
+        [self, info, entry](const Args& args) -> std::function<void()> {
+          auto k = std::make_shared<KernelArgs>(KernelArgs::Pack(*info, args, kDLCPU));
+          return [self, info, entry, k] {
+            int32_t rc = entry(k->ptrs.data());
+            if (rc != 0) Fail("RuntimeError", "host function ", info->name, " returned ", rc);
+          };
+        },
+        info);
   }
 
  private:

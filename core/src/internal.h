@@ -10,6 +10,12 @@
 
 namespace modrt {
 
+// This thread's last error, typed (plugin ABI 1.1's set_error,
+// get_error_code, get_error_message; c_api.cc).
+void SetTypedError(int32_t code, const char* message);
+int32_t LastErrorCode();
+const char* LastErrorMessage();
+
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
 void LoadPlugin(const std::string& path);
 

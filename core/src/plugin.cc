@@ -21,17 +21,18 @@
 #include "modrt/function.h"
 #include "modrt/object.h"
 #include "modrt/plugin_api.h"
+#include "stream.h"
 
 namespace modrt {
 
 void ThrowLastError() {
+  // Typed (a plugin of ABI 1.1, or the core), else the ABI 1.0 "Kind: message".
   std::string message = ModrtGetLastError();
-  // "Kind: message", where Kind is one identifier.
-  size_t colon = message.find(": ");
-  if (colon != std::string::npos && colon > 0 &&
-      message.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == colon) {
-    throw Error(message.substr(0, colon), message.substr(colon + 2));
+  if (const char* kind = common::ErrorKindOfCode(LastErrorCode())) {
+    throw Error(kind, LastErrorMessage());
   }
+  std::string kind, text;
+  if (common::SplitErrorKind(message, &kind, &text)) throw Error(kind, text);
   throw Error("RuntimeError", message.empty() ? "unknown error" : message);
 }
 
@@ -120,9 +121,28 @@ class PluginDeviceAPI final : public DeviceAPI {
     CheckPluginCall(t_.copy_to_host(t_.self, tensor, dst, nbytes));
   }
   void Sync(int device_id) override { CheckPluginCall(t_.sync(t_.self, device_id)); }
+  bool CopyRange(const void* src, DLTensor* dst, size_t offset, size_t nbytes) override {
+    if (ranged_ == nullptr) return false;
+    CheckPluginCall(ranged_->copy_from_host_range(t_.self, src, dst, offset, nbytes));
+    return true;
+  }
+  bool CopyRange(const DLTensor* src, size_t offset, void* dst, size_t nbytes) override {
+    if (ranged_ == nullptr) return false;
+    CheckPluginCall(ranged_->copy_to_host_range(t_.self, src, offset, dst, nbytes));
+    return true;
+  }
 
  private:
+  // The optional tables of ABI 1.1 that this core reads.
+  static const ModrtRangedCopyExtension* RangedCopy(const ModrtDeviceApi& t) {
+    const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionRangedCopy);
+    if (e == nullptr || e->struct_size < sizeof(ModrtRangedCopyExtension)) return nullptr;
+    const auto* r = reinterpret_cast<const ModrtRangedCopyExtension*>(e);
+    return r->copy_from_host_range != nullptr && r->copy_to_host_range != nullptr ? r : nullptr;
+  }
+
   const ModrtDeviceApi t_;
+  const ModrtRangedCopyExtension* ranged_ = RangedCopy(t_);
 };
 
 // The plugin side of a module: its vtable (as given, to recognise it, and
@@ -157,7 +177,15 @@ class PluginPayloadModule final : public PayloadModule, public PluginPart {
   PluginPayloadModule(std::string kind, Ref<PayloadObj> payload, const ModrtModuleVTable* key,
                       const ModrtModuleVTable& table, void* self)
       : PayloadModule(std::move(kind), std::move(payload)), PluginPart(key, table, self) {}
-  Ref<FunctionObj> GetFunction(const std::string& name) override { return PluginFunction(name); }
+  // Launches go through the core's streams (stream.h).
+  Ref<FunctionObj> GetFunction(const std::string& name) override {
+    Ref<FunctionObj> launch = PluginFunction(name);
+    const BackendInfo* backend = FindBackend(kind());
+    auto it = payload().fmap.find(name);
+    if (!launch || backend == nullptr || it == payload().fmap.end()) return launch;
+    return StreamedLaunch(std::move(launch), &it->second,
+                          static_cast<DLDeviceType>(backend->device_type), Ref<Object>(static_cast<ModuleObj*>(this)));
+  }
 };
 
 class PluginModule final : public ModuleObj, public PluginPart {
@@ -378,6 +406,8 @@ const ModrtCoreApi& CoreApi() {
       &CorePayloadView,           &CorePayloadFunction,
       &CoreFunctionArg,           &CoreFunctionLaunchTag,
       &CorePayloadShader,         &CoreKernelArgsPack,
+      &SetTypedError,             &LastErrorCode,
+      &LastErrorMessage,
   };
   return api;
 }

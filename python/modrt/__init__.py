@@ -29,6 +29,7 @@ from .runtime import (
     load_module_from_bytes,
     tensor,
 )
+from .streams import Event, Graph, Stream, current_stream, stream
 from ._compile import compile
 from ._compile_errors import CompileError, SignatureError, SourceNotCheckedWarning
 from . import backend, target
@@ -64,16 +65,20 @@ __all__ = [
     "__version__",
     "Device",
     "Error",
+    "Event",
+    "Graph",
     "Function",
     "Module",
     "Payload",
     "SignatureError",
     "SourceNotCheckedWarning",
+    "Stream",
     "Tensor",
     "artifact",
     "backend",
     "compile",
     "cpu",
+    "current_stream",
     "device",
     "empty",
     "from_dlpack",
@@ -81,6 +86,7 @@ __all__ = [
     "load_module",
     "load_module_from_bytes",
     "register_func",
+    "stream",
     "target",
     "tensor",
 ]

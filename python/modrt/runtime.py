@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 
-from . import _ffi
+from . import _ffi, streams
 from ._ffi import call
 
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
@@ -115,8 +115,32 @@ class Device:
     def multi_processor_count(self) -> int | None:
         return self.attr("multi_processor_count")
 
-    def sync(self) -> None:
+    def sync(self, timeout: float | None = None) -> None:
+        """Waits until the device finished every launch (TimeoutError after
+        `timeout` seconds, naming the pending launches)."""
+        streams.wait_device(self, timeout)
         call("device.sync", self)
+
+    @property
+    def default_stream(self) -> streams.Stream:
+        return call("stream.default", self)
+
+    def memory_stats(self) -> dict[str, int]:
+        """The pool's figures: in_use, peak (bytes), allocations (live
+        tensors), driver_allocations, pool_bytes (cached), largest_free_block,
+        and the device's total memory (global_memory) where the backend reports it."""
+        stats = {}
+        for line in call("device.memory_stats", self).splitlines():
+            key, _, value = line.partition("=")
+            stats[key] = int(value)
+        total = self.attr("global_memory")
+        if total is not None:
+            stats["global_memory"] = total
+        return stats
+
+    def empty_cache(self) -> None:
+        """Gives the pool's cached blocks back to the driver."""
+        call("device.empty_cache", self)
 
 
 _ffi.register_device_class(Device._from_dl)
@@ -161,22 +185,64 @@ class Tensor(_ffi.Object):
     def device(self) -> Device:
         return Device._from_dl(self._dl().device)
 
-    def numpy(self) -> Any:
+    def _wait(self, stream: streams.Stream | None, timeout: float | None) -> None:
+        if stream is not None:
+            if stream.device != self.device:
+                raise ValueError(f"a copy of a tensor on {self.device} cannot run on a stream of {stream.device}")
+            stream.synchronize(timeout)
+        else:
+            streams.wait_device(self.device, timeout)
+
+    def numpy(self, *, stream: streams.Stream | None = None, timeout: float | None = None) -> Any:
+        """A numpy copy, once the launches on `stream` (default: every stream
+        of the tensor's device) completed; TimeoutError after `timeout` s."""
         import numpy as np
 
         arr = np.empty(self.shape, dtype=self.dtype)
+        self._wait(stream, timeout)
         call("tensor.copy_to_host", self, arr.ctypes.data, arr.nbytes)
         return arr
 
-    def copyfrom(self, source: Any) -> Tensor:
+    def copyto(
+        self, out: Any, *, offset: int = 0, stream: streams.Stream | None = None, timeout: float | None = None
+    ) -> Any:
+        """Copies `out.nbytes` bytes from this tensor, from byte `offset`, into
+        the writable contiguous array `out`; returns `out`."""
+        if not (out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError("copyto needs a writable C-contiguous array")
+        self._wait(stream, timeout)
+        call("tensor.copy_to_host", self, out.ctypes.data, out.nbytes, int(offset))
+        return out
+
+    def copyfrom(
+        self,
+        source: Any,
+        *,
+        offset: int | None = None,
+        stream: streams.Stream | None = None,
+        timeout: float | None = None,
+    ) -> Tensor:
+        """Copies `source` into this tensor: a modrt Tensor of the same byte
+        size (on any device: across backends it is staged through host
+        memory), or an array of this tensor's shape and dtype; with `offset`,
+        the array's bytes go to this tensor from byte `offset` on."""
+        if isinstance(source, Tensor):
+            self._wait(stream, timeout)
+            source._wait(None, timeout)
+            call("tensor.copy", self, source)
+            return self
         import numpy as np
 
         arr = np.ascontiguousarray(source)
-        if arr.shape != self.shape or str(arr.dtype) != self.dtype:
+        if offset is None and (arr.shape != self.shape or str(arr.dtype) != self.dtype):
             raise ValueError(
                 f"cannot copy an array of {arr.dtype}{list(arr.shape)} into a tensor of {self.dtype}{list(self.shape)}"
             )
-        call("tensor.copy_from_host", self, arr.ctypes.data, arr.nbytes)
+        self._wait(stream, timeout)
+        if offset is None:
+            call("tensor.copy_from_host", self, arr.ctypes.data, arr.nbytes)
+        else:
+            call("tensor.copy_from_host", self, arr.ctypes.data, arr.nbytes, int(offset))
         return self
 
     def __dlpack_device__(self) -> tuple[int, int]:
@@ -205,13 +271,14 @@ class Tensor(_ffi.Object):
         shares the memory (zero-copy); `copy=True` exports a copy (flagged as
         copied). `dl_device` may name this tensor's device, or the CPU
         ((1, 0)), which copies to host unless copy=False (BufferError then).
-        `stream` (a consumer's stream on a device) makes modrt finish its
-        work on the device first (a device sync), unless it is -1 (no
-        synchronization, per the standard) or None."""
+        `stream` (a consumer's stream on a device) makes modrt wait for an
+        event recorded on the current stream of the tensor's device (the
+        launches made so far there), unless it is -1 (no synchronization, per
+        the standard) or None."""
         source, copied = self, False
         own = self.__dlpack_device__()
-        if stream is not None and stream != -1 and own[0] != 1:
-            self.device.sync()
+        if stream is not None and stream != -1:
+            streams.current_stream(self.device).record().synchronize()
         if dl_device is not None and tuple(dl_device) != own:
             if tuple(dl_device) != (1, 0):
                 raise BufferError(f"modrt cannot export a tensor on {self.device} to DLPack device {tuple(dl_device)}")

@@ -35,6 +35,39 @@ std::string StrCat(const Parts&... parts) {
   return os.str();
 }
 
+// The Python exception class name of a typed error code (plugin_api.h), or
+// null for kModrtErrorNone, kModrtErrorOther and codes this build does not know.
+inline const char* ErrorKindOfCode(int32_t code) {
+  static const char* const kKinds[] = {
+      nullptr,       "RuntimeError",        "ValueError", "TypeError",         "KeyError",
+      "IndexError",  "MemoryError",         "TimeoutError", "NotImplementedError", "OSError",
+      "FileNotFoundError", "ImportError",   "OverflowError", "AttributeError"};
+  return code >= 0 && code < static_cast<int32_t>(sizeof(kKinds) / sizeof(kKinds[0]))
+             ? kKinds[code]
+             : nullptr;
+}
+
+// The code of an exception class name; kModrtErrorOther when it has none.
+inline int32_t ErrorCodeOfKind(const std::string& kind) {
+  for (int32_t code = kModrtErrorRuntime; code <= kModrtErrorAttribute; ++code) {
+    if (kind == ErrorKindOfCode(code)) return code;
+  }
+  return kModrtErrorOther;
+}
+
+// Splits an ABI 1.0 error "Kind: message" (Kind one identifier); false when
+// `text` has no such prefix.
+inline bool SplitErrorKind(const std::string& text, std::string* kind, std::string* message) {
+  const size_t colon = text.find(": ");
+  if (colon == std::string::npos || colon == 0 ||
+      text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != colon) {
+    return false;
+  }
+  *kind = text.substr(0, colon);
+  *message = text.substr(colon + 2);
+  return true;
+}
+
 // Runs `body`, turning any exception into -1 plus the last error
 // "Kind: message", set with `set_last_error` (a `Kind` from ErrorT::kind(),
 // else RuntimeError): the one place where C++ errors become C ABI return codes.

@@ -30,6 +30,10 @@ class MODRT_API DeviceAPI {
   virtual void CopyFromHost(const void* src, DLTensor* tensor, size_t nbytes) = 0;
   virtual void CopyToHost(const DLTensor* tensor, void* dst, size_t nbytes) = 0;
   virtual void Sync(int device_id) = 0;
+  // Copies of part of a tensor (`nbytes` at byte `offset` of its memory);
+  // false when this API has none (the core then stages through host memory).
+  virtual bool CopyRange(const void*, DLTensor*, size_t, size_t) { return false; }
+  virtual bool CopyRange(const DLTensor*, size_t, void*, size_t) { return false; }
 };
 
 // Registers `device_api.<kind>`; `api` must outlive the process.
@@ -38,6 +42,10 @@ MODRT_API void RegisterDeviceAPI(const std::string& kind, DeviceAPI* api);
 MODRT_API DeviceAPI* GetDeviceAPI(DLDeviceType type);
 // Throws ValueError unless `device` exists, with the backend's reason.
 MODRT_API DeviceAPI* GetExistingDeviceAPI(DLDevice device);
+
+// The memory figures of `device`'s pool (bytes in use, peak, cached, the
+// device's total where the backend reports it), for out-of-memory messages.
+MODRT_API std::string MemorySummary(DLDevice device);
 
 // Device kind name ("cpu", or the backend registered first with `type`, see
 // backend.h) of a DLPack device type; null if unknown.

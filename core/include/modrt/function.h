@@ -19,6 +19,7 @@ class MODRT_API Args {
  public:
   Args(const ModrtValue* values, int32_t size) : values_(values), size_(size) {}
   int32_t size() const { return size_; }
+  const ModrtValue* values() const { return values_; }
   const ModrtValue& operator[](int32_t i) const { return values_[i]; }
 
   // Throws TypeError unless exactly `n` arguments (or at least `n` with at_least).

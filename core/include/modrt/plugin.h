@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -59,14 +60,18 @@ template <typename... Parts>
   throw Error(kind, StrCat(parts...));
 }
 
-// Rebuilds the Error a core call reported ("Kind: message").
+// Rebuilds the Error a core call reported: typed (a core of ABI 1.1), else
+// from the ABI 1.0 "Kind: message".
 [[noreturn]] inline void ThrowLastError() {
-  std::string message = Core().get_last_error();
-  size_t colon = message.find(": ");
-  if (colon != std::string::npos && colon > 0 &&
-      message.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == colon) {
-    throw Error(message.substr(0, colon), message.substr(colon + 2));
+  const ModrtCoreApi& core = Core();
+  if (MODRT_CORE_HAS(&core, get_error_message)) {
+    if (const char* kind = common::ErrorKindOfCode(core.get_error_code())) {
+      throw Error(kind, core.get_error_message());
+    }
   }
+  std::string message = core.get_last_error();
+  std::string kind, text;
+  if (common::SplitErrorKind(message, &kind, &text)) throw Error(kind, text);
   throw Error("RuntimeError", message.empty() ? "unknown error" : message);
 }
 
@@ -75,12 +80,35 @@ inline void Check(int status) {
   if (status != 0) ThrowLastError();
 }
 
+// Reports an error to the core: by code where the core has typed errors
+// (ABI 1.1) and the kind has one, else as "Kind: message".
+inline void ReportError(const std::string& kind, const std::string& message) {
+  const ModrtCoreApi& core = Core();
+  const int32_t code = common::ErrorCodeOfKind(kind);
+  if (code != kModrtErrorOther && MODRT_CORE_HAS(&core, set_error)) {
+    core.set_error(code, message.c_str());
+  } else {
+    core.set_last_error((kind + ": " + message).c_str());
+  }
+}
+
 // Runs `body`, turning any exception into -1 plus the core's last error: the
 // one place where the plugin's C++ errors become C ABI return codes.
 template <typename Body>
 int GuardCall(Body&& body) noexcept {
-  return common::GuardCall<Error>(std::forward<Body>(body),
-                                  [](const char* message) { Core().set_last_error(message); });
+  try {
+    body();
+    return 0;
+  } catch (const Error& e) {
+    ReportError(e.kind(), e.what());
+  } catch (const std::bad_alloc&) {
+    ReportError("MemoryError", "out of host memory");
+  } catch (const std::exception& e) {
+    ReportError("RuntimeError", e.what());
+  } catch (...) {
+    ReportError("RuntimeError", "unknown C++ exception");
+  }
+  return -1;
 }
 
 // An owned reference to a core object (string, bytes, function, module,
@@ -350,10 +378,31 @@ class DeviceAPI {
   virtual void CopyFromHost(const void* src, DLTensor* tensor, size_t nbytes) = 0;
   virtual void CopyToHost(const DLTensor* tensor, void* dst, size_t nbytes) = 0;
   virtual void Sync(int device_id) = 0;
+  // ABI 1.1, optional: copies of `nbytes` at byte `offset` of a tensor's
+  // memory. A device API that has them says so with HasRangedCopy.
+  virtual bool HasRangedCopy() const { return false; }
+  virtual void CopyRangeFromHost(const void*, DLTensor*, size_t, size_t) {
+    Fail("NotImplementedError", "this device API has no ranged copies");
+  }
+  virtual void CopyRangeToHost(const DLTensor*, size_t, void*, size_t) {
+    Fail("NotImplementedError", "this device API has no ranged copies");
+  }
 };
 
 namespace internal {
 inline DeviceAPI* Api(void* self) { return static_cast<DeviceAPI*>(self); }
+inline const ModrtRangedCopyExtension& RangedCopyExtension() {
+  static const ModrtRangedCopyExtension table = {
+      {sizeof(ModrtRangedCopyExtension), kModrtExtensionRangedCopy, nullptr},
+      [](void* self, const void* src, DLTensor* dst, size_t offset, size_t nbytes) {
+        return GuardCall([&] { Api(self)->CopyRangeFromHost(src, dst, offset, nbytes); });
+      },
+      [](void* self, const DLTensor* src, size_t offset, void* dst, size_t nbytes) {
+        return GuardCall([&] { Api(self)->CopyRangeToHost(src, offset, dst, nbytes); });
+      },
+  };
+  return table;
+}
 inline const ModrtDeviceApi& DeviceApiTable() {
   static const ModrtDeviceApi table = {
       sizeof(ModrtDeviceApi),
@@ -381,6 +430,7 @@ inline const ModrtDeviceApi& DeviceApiTable() {
         return GuardCall([&] { Api(self)->CopyToHost(src, dst, nbytes); });
       },
       [](void* self, int32_t id) { return GuardCall([&] { Api(self)->Sync(id); }); },
+      nullptr,
   };
   return table;
 }
@@ -390,6 +440,7 @@ inline const ModrtDeviceApi& DeviceApiTable() {
 inline void RegisterDeviceAPI(const std::string& kind, DeviceAPI* api) {
   ModrtDeviceApi table = internal::DeviceApiTable();
   table.self = api;
+  if (api->HasRangedCopy()) table.extensions = &internal::RangedCopyExtension().base;
   Check(Core().register_device_api(kind.c_str(), &table));
 }
 

@@ -22,9 +22,11 @@
  *   minor loads too, and must not call a core function past the core's
  *   struct_size (MODRT_CORE_HAS; the C++ wrapper checks it).
  *
- * Conventions: a function returning int returns 0, or -1 after
- * core->set_last_error("Kind: message") (Kind is a Python exception name:
- * ValueError, TypeError, RuntimeError, ...). No C++ exception crosses.
+ * Conventions: a function returning int returns 0, or -1 after reporting
+ * the error. ABI 1.1: core->set_error(code, message) with a ModrtErrorCode;
+ * ABI 1.0 (still understood): core->set_last_error("Kind: message"), Kind a
+ * Python exception name (ValueError, TypeError, RuntimeError, ...). No C++
+ * exception crosses.
  * Objects (strings, bytes, functions, modules, tensors, payloads) are opaque
  * reference-counted handles; an object returned through an out-parameter
  * carries one reference owned by the caller; arguments are borrowed.
@@ -39,7 +41,7 @@ extern "C" {
 #endif
 
 #define MODRT_PLUGIN_ABI_MAJOR 1
-#define MODRT_PLUGIN_ABI_MINOR 0
+#define MODRT_PLUGIN_ABI_MINOR 1
 
 #define MODRT_PLUGIN_INIT_SYMBOL "modrt_plugin_init"
 
@@ -48,6 +50,40 @@ extern "C" {
 #define MODRT_STRUCT_HAS(type, table, field) \
   ((table)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 #define MODRT_CORE_HAS(core, field) MODRT_STRUCT_HAS(ModrtCoreApi, core, field)
+
+/* Typed errors (ABI 1.1): what failed, as a code; each maps to one Python
+ * exception class (docs/C_ABI.md). A kind with no code here crosses as
+ * kModrtErrorOther with a "Kind: message" message, as in ABI 1.0. */
+typedef enum {
+  kModrtErrorNone = 0,
+  kModrtErrorRuntime = 1,        /* RuntimeError */
+  kModrtErrorValue = 2,          /* ValueError */
+  kModrtErrorType = 3,           /* TypeError */
+  kModrtErrorKey = 4,            /* KeyError */
+  kModrtErrorIndex = 5,          /* IndexError */
+  kModrtErrorMemory = 6,         /* MemoryError: out of host or device memory */
+  kModrtErrorTimeout = 7,        /* TimeoutError: a bounded wait ran out */
+  kModrtErrorNotImplemented = 8, /* NotImplementedError */
+  kModrtErrorOS = 9,             /* OSError */
+  kModrtErrorFileNotFound = 10,  /* FileNotFoundError */
+  kModrtErrorImport = 11,        /* ImportError */
+  kModrtErrorOverflow = 12,      /* OverflowError */
+  kModrtErrorAttribute = 13,     /* AttributeError */
+  kModrtErrorOther = 99,         /* the message is "Kind: message" */
+} ModrtErrorCode;
+
+/* Optional tables that a table points to, PJRT-style: a chain of structs,
+ * each starting with this header; a reader skips types it does not know. */
+typedef struct ModrtExtension {
+  size_t struct_size;
+  int32_t type; /* ModrtExtensionType */
+  const struct ModrtExtension* next;
+} ModrtExtension;
+
+typedef enum {
+  /* ModrtRangedCopyExtension, on a device API's chain. */
+  kModrtExtensionRangedCopy = 1,
+} ModrtExtensionType;
 
 /* The two payload shapes (docs/C_ABI.md). */
 typedef enum {
@@ -84,7 +120,28 @@ typedef struct {
   int (*copy_from_host)(void* self, const void* src, DLTensor* dst, size_t nbytes);
   int (*copy_to_host)(void* self, const DLTensor* src, void* dst, size_t nbytes);
   int (*sync)(void* self, int32_t device_id);
+  /* ABI 1.1: optional tables (NULL when none). */
+  const ModrtExtension* extensions;
 } ModrtDeviceApi;
+
+/* A device API's copies of part of a tensor: `nbytes` bytes at byte `offset`
+ * of the tensor's memory. Without it the core stages a part through host
+ * memory (reads the whole tensor, patches it, writes it back). */
+typedef struct {
+  ModrtExtension base; /* type kModrtExtensionRangedCopy */
+  int (*copy_from_host_range)(void* self, const void* src, DLTensor* dst, size_t offset,
+                              size_t nbytes);
+  int (*copy_to_host_range)(void* self, const DLTensor* src, size_t offset, void* dst,
+                            size_t nbytes);
+} ModrtRangedCopyExtension;
+
+/* The extension of `type` on `chain`, or NULL. */
+static inline const ModrtExtension* ModrtFindExtension(const ModrtExtension* chain, int32_t type) {
+  for (; chain != NULL; chain = chain->next) {
+    if (chain->type == type) return chain;
+  }
+  return NULL;
+}
 
 /* The plugin side of a module object made with core->module_create. One
  * table per plugin module class; `self` is the plugin's module. */
@@ -155,7 +212,7 @@ typedef struct {
 } ModrtKernelArgs;
 
 /* ------------------------------------------------------------------------ */
-/* The core's function table, ABI 1.0. New functions are only ever appended. */
+/* The core's function table, ABI 1.1. New functions are only ever appended. */
 typedef struct ModrtCoreApi {
   size_t struct_size;
   int32_t abi_major;
@@ -224,6 +281,14 @@ typedef struct ModrtCoreApi {
    * then fills `out`. The launch hot path: no allocation in the core. */
   int (*kernel_args_pack)(const void* info, const ModrtValue* args, int32_t num_args,
                           int32_t device_type, ModrtKernelArgs* out);
+
+  /* ABI 1.1. Typed errors: set_error reports an error by code (the message
+   * without a "Kind: " prefix; kModrtErrorOther: with one); get_error_code
+   * and get_error_message read this thread's last error, whichever way it
+   * was set (get_last_error still gives "Kind: message"). */
+  void (*set_error)(int32_t code, const char* message);
+  int32_t (*get_error_code)(void);
+  const char* (*get_error_message)(void);
 } ModrtCoreApi;
 
 /* ------------------------------------------------------------------------ */

@@ -1,0 +1,227 @@
+// Streams, events and recorded launches (graphs): the core's device layer
+// (docs/C_ABI.md, "The device layer"). Core-internal.
+//
+// A stream is an ordered sequence of launches on one device. Launches are
+// numbered (seq); a stream knows which numbers are complete. How a launch
+// runs depends on the device:
+// - cpu: the launch is queued and runs on the stream's worker thread, so a cpu
+//   launch is asynchronous like a device's;
+// - a backend device: the plugin's launch runs on the caller's thread and
+//   submits to the backend's own in-order queue; the core records it as
+//   pending and learns that it completed from a device sync that the stream's
+//   worker thread runs. The worker makes every wait boundable: a caller waits
+//   on a condition variable with a deadline, never inside the driver.
+// A failure on the worker (a host kernel's error, a failed device sync)
+// latches on the stream and is raised by its next wait, naming the launches.
+#ifndef MODRT_CORE_SRC_STREAM_H_
+#define MODRT_CORE_SRC_STREAM_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "modrt/device.h"
+#include "modrt/function.h"
+#include "modrt/payload.h"
+
+namespace modrt {
+
+// Object types of the device layer: core-internal, never seen by a plugin.
+constexpr int32_t kModrtObjStream = 16;
+constexpr int32_t kModrtObjEvent = 17;
+constexpr int32_t kModrtObjGraph = 18;
+
+// What a launch was, for messages: "vadd (grid [4, 1, 1], block [64, 1, 1])".
+struct LaunchRecord {
+  std::string kernel;
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  std::string Describe() const;
+};
+
+// A launch's record from its function's description and call arguments
+// (the launch parameters trail the kernel arguments, in tag order).
+LaunchRecord RecordOf(const FunctionInfo& info, const Args& args);
+
+class StreamState;
+class GraphObj;
+
+class StreamObj final : public Object {
+ public:
+  explicit StreamObj(std::shared_ptr<StreamState> state) : state_(std::move(state)) {}
+  ~StreamObj() override;
+  int32_t type_index() const final { return kModrtObjStream; }
+  StreamState& state() const { return *state_; }
+  const std::shared_ptr<StreamState>& shared() const { return state_; }
+
+ private:
+  std::shared_ptr<StreamState> state_;
+};
+
+class StreamState : public std::enable_shared_from_this<StreamState> {
+ public:
+  StreamState(DLDevice device, DeviceAPI* api, bool is_default);
+  StreamState(const StreamState&) = delete;
+  StreamState& operator=(const StreamState&) = delete;
+
+  DLDevice device() const { return device_; }
+  bool is_default() const { return is_default_; }
+  // cpu: launches run on the worker. Elsewhere they run on the caller's thread.
+  bool host_executes() const { return device_.device_type == kDLCPU; }
+
+  // A backend launch about to be submitted on the caller's thread: blocks
+  // while the stream is at its in-flight limit (count and bytes). Then the
+  // launch runs, and NoteLaunch records it as pending.
+  void Throttle(size_t bytes);
+  void NoteLaunch(LaunchRecord record, size_t bytes);
+  // A cpu launch: queued to run `work` on the worker, in order.
+  void Enqueue(LaunchRecord record, size_t bytes, std::function<void()> work);
+  // A marker: its seq, and (cpu) the time the worker reached it.
+  uint64_t RecordMarker();
+  // Queues a wait for `other`'s launch `seq` (the worker blocks on it).
+  void EnqueueWaitFor(std::shared_ptr<StreamState> other, uint64_t seq);
+
+  // The seq of the latest launch or marker.
+  uint64_t submitted() const;
+  // True when launch `seq` is complete; asks the worker for a device sync when
+  // that is what would tell. Raises a latched error.
+  bool Query(uint64_t seq);
+  // Waits up to `slice_s` for `seq`: true when complete. Raises a latched
+  // error; with raise_after_s >= 0, a TimeoutError naming the pending launches
+  // (and the total time waited, raise_after_s) when not complete.
+  bool Wait(uint64_t seq, double slice_s, double raise_after_s);
+  // Seconds on the device clock at marker `seq`, if the stream has one.
+  double MarkerTime(uint64_t seq);
+  bool has_device_time() const { return host_executes(); }
+
+  // Descriptions of pending launches ("" when none).
+  std::string PendingSummary();
+
+  // Recording: while a graph captures, launches are recorded, not run.
+  GraphObj* capture() const { return capture_; }
+  void set_capture(GraphObj* graph) { capture_ = graph; }
+
+  // The worker thread, once started, holds a reference to the state: a stream
+  // dropped with work queued finishes it.
+  void Close();
+
+ private:
+  enum class ItemKind { kKernel, kSync, kMarker, kWaitFor };
+  struct Item {
+    ItemKind kind;
+    uint64_t seq;  // kernel/marker: its own; sync: the last seq it covers
+    std::function<void()> work;
+    std::shared_ptr<StreamState> other;  // kWaitFor
+    uint64_t other_seq = 0;
+    uint64_t device_epoch = 0;  // kSync: DeviceLaunched() when it was queued
+  };
+  struct Pending {
+    uint64_t seq;
+    LaunchRecord record;
+    size_t bytes;
+  };
+
+  void Push(Item item, std::unique_lock<std::mutex>& lock);
+  void RequestSync(std::unique_lock<std::mutex>& lock);
+  void Complete(uint64_t seq, std::unique_lock<std::mutex>& lock);
+  void RunWorker();
+  std::string PendingLocked(uint64_t upto) const;
+  void RaiseLatched(std::unique_lock<std::mutex>& lock);
+  void WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock);
+
+  const DLDevice device_;
+  DeviceAPI* const api_;
+  const bool is_default_;
+
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<Item> queue_;
+  std::deque<Pending> pending_;
+  size_t pending_bytes_ = 0;
+  uint64_t submitted_ = 0;
+  uint64_t completed_ = 0;
+  uint64_t sync_requested_ = 0;  // the highest seq a queued device sync covers
+  std::deque<std::pair<uint64_t, double>> marker_times_;  // the latest markers
+  bool worker_started_ = false;
+  bool closing_ = false;
+  std::string error_kind_;  // latched; empty when none
+  std::string error_message_;
+  GraphObj* capture_ = nullptr;
+};
+
+class EventObj final : public Object {
+ public:
+  EventObj(std::shared_ptr<StreamState> stream, uint64_t seq)
+      : stream_(std::move(stream)), seq_(seq) {}
+  int32_t type_index() const final { return kModrtObjEvent; }
+  StreamState& stream() const { return *stream_; }
+  const std::shared_ptr<StreamState>& shared_stream() const { return stream_; }
+  uint64_t seq() const { return seq_; }
+
+ private:
+  std::shared_ptr<StreamState> stream_;
+  uint64_t seq_;
+};
+
+// A recorded sequence of launches: each the launching function and its
+// arguments (objects retained), replayed in order on a stream.
+class GraphObj final : public Object {
+ public:
+  explicit GraphObj(DLDevice device) : device_(device) {}
+  ~GraphObj() override;
+  int32_t type_index() const final { return kModrtObjGraph; }
+  DLDevice device() const { return device_; }
+  size_t size() const { return launches_.size(); }
+  void Record(const FunctionObj* function, const Args& args);
+  // Replays every launch on `stream`; `bindings` (captured tensor, its
+  // replacement) pairs rebind buffers for this replay.
+  void Replay(const std::shared_ptr<StreamState>& stream,
+              const std::vector<std::pair<Object*, Object*>>& bindings);
+
+ private:
+  struct Launch {
+    Ref<FunctionObj> function;
+    std::vector<ModrtValue> args;  // objects retained
+  };
+  DLDevice device_;
+  std::vector<Launch> launches_;
+};
+
+// The stream a launch on `device` goes to: this thread's current stream when
+// it is on `device`, else the device's default stream.
+StreamState& StreamFor(DLDevice device);
+// The device's default stream (made on first use).
+const std::shared_ptr<StreamState>& DefaultStream(DLDevice device);
+// Every live stream of `device`.
+std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device);
+
+// Wraps a backend's launching function: each call goes to the stream the
+// launch belongs to (recorded there while a graph captures), then runs
+// `inner` on the caller's thread and records the launch as pending. The
+// device is the buffers' (or device `device_type`'s first when none).
+Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info,
+                                DLDeviceType device_type, Ref<Object> keep_alive);
+
+// A cpu launch through the stream: `prepare` checks and packs the arguments
+// on the caller's thread and returns the work the worker runs.
+using HostLaunchPrepare = std::function<std::function<void()>(const Args& args)>;
+Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInfo* info);
+
+// Launches submitted to a backend device, and those known complete (a
+// device sync ran after them), across its streams: the pool reuses a freed
+// block once the launches that may use it are complete. For device ids past
+// the counters' range, Launched() is never reached by Completed().
+uint64_t DeviceLaunched(DLDevice device);
+uint64_t DeviceCompleted(DLDevice device);
+
+// The bytes of the tensors among a call's arguments.
+size_t TensorArgBytes(const Args& args);
+
+}  // namespace modrt
+
+#endif  // MODRT_CORE_SRC_STREAM_H_

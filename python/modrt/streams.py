@@ -1,0 +1,262 @@
+"""Streams, events and recorded launches (graphs): modrt's device layer.
+
+A stream is an ordered sequence of launches on one device. Launches go to the
+current stream of their device (`with modrt.stream(s):`, else the device's
+default stream). On the cpu a stream has a worker thread that runs its
+launches, so a cpu launch returns before it ran; on a backend device the
+core emulates streams over the backend's one in-order queue
+(`Stream.implementation` says which). Every wait takes a timeout (default:
+MODRT_WAIT_TIMEOUT seconds, else none) and raises TimeoutError naming the
+pending launches; waits run in short slices, so Ctrl-C interrupts them. An
+asynchronous failure is raised by the next wait on its stream, naming the
+kernel, its grid and block.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import time
+
+from . import _ffi
+from ._ffi import call
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .runtime import Device, Tensor
+
+# How long one native wait blocks before Python checks for signals (Ctrl-C).
+_SLICE_S = 0.05
+
+# Core-internal object types of the device layer (core/src/stream.h).
+_OBJ_STREAM, _OBJ_EVENT, _OBJ_GRAPH = 16, 17, 18
+
+
+def default_timeout() -> float | None:
+    """MODRT_WAIT_TIMEOUT in seconds, or None (wait without a bound)."""
+    text = os.environ.get("MODRT_WAIT_TIMEOUT", "")
+    return float(text) if text else None
+
+
+def bounded_wait(function: str, target: Any, timeout: float | None) -> None:
+    """Runs the native wait `function(target, slice, raise_after)` in slices
+    until it reports completion, or raises TimeoutError after `timeout` s."""
+    if timeout is None:
+        timeout = default_timeout()
+    if timeout is None:
+        while not call(function, target, _SLICE_S, -1.0):
+            pass
+        return
+    if timeout < 0:
+        raise ValueError(f"timeout must be >= 0 seconds, got {timeout}")
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= _SLICE_S:
+            call(function, target, max(left, 0.0), float(timeout))
+            return
+        if call(function, target, _SLICE_S, -1.0):
+            return
+
+
+def wait_device(device: Device, timeout: float | None = None) -> None:
+    """Waits until every stream of `device` completed its launches."""
+    bounded_wait("device.wait", device, timeout)
+
+
+class Stream:
+    """An ordered sequence of launches on one device: `modrt.Stream(device)`."""
+
+    __slots__ = ("_obj",)
+
+    def __new__(cls, device: Device) -> Stream:
+        return call("stream.create", device)
+
+    @classmethod
+    def _wrap(cls, handle: int) -> Stream:
+        s = object.__new__(cls)
+        s._obj = _ffi.Object(handle)
+        return s
+
+    @property
+    def device(self) -> Device:
+        return call("stream.device", self._obj)
+
+    @property
+    def is_default(self) -> bool:
+        return bool(call("stream.is_default", self._obj))
+
+    @property
+    def native(self) -> bool:
+        """False: every stream is the core's (see `implementation`)."""
+        return False
+
+    @property
+    def implementation(self) -> str:
+        """How this stream runs its launches, in words."""
+        return call("stream.implementation", self._obj)
+
+    @property
+    def pending(self) -> str:
+        """The launches not known complete, or "" when none."""
+        return call("stream.pending", self._obj)
+
+    def synchronize(self, timeout: float | None = None) -> None:
+        """Waits until every launch made so far completed; raises its failure."""
+        bounded_wait("stream.wait", self._obj, timeout)
+
+    def query(self) -> bool:
+        """True when every launch made so far completed (never blocks)."""
+        return self.record().query()
+
+    def record(self) -> Event:
+        """An event that completes when the launches made so far did."""
+        return call("stream.record", self._obj)
+
+    def wait(self, event: Event) -> None:
+        """Launches made on this stream from now on start after `event` completed."""
+        call("stream.wait_event", self._obj, event._obj)
+
+    def capture(self) -> _Capture:
+        """`with s.capture() as g:` records the launches made in the block
+        (on this stream, which is current there) into a Graph; they do not run."""
+        return _Capture(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Stream) and bool(call("stream.same", self._obj, other._obj))
+
+    def __hash__(self) -> int:
+        return hash(self.device)
+
+    def __repr__(self) -> str:
+        kind = "default stream" if self.is_default else "stream"
+        return f"modrt.Stream({kind} of {self.device})"
+
+
+class _StreamScope:
+    """`with modrt.stream(s):` makes `s` this thread's current stream."""
+
+    __slots__ = ("_stream", "_previous")
+
+    def __init__(self, stream: Stream | None) -> None:
+        self._stream = stream
+        self._previous: Stream | None = None
+
+    def __enter__(self) -> Stream | None:
+        self._previous = call("stream.swap_current", self._stream._obj if self._stream else None)
+        return self._stream
+
+    def __exit__(self, *exc: object) -> None:
+        call("stream.swap_current", self._previous._obj if self._previous else None)
+
+
+def stream(s: Stream | None) -> _StreamScope:
+    """`with modrt.stream(s):` launches and copies in the block use `s`
+    (for launches on `s`'s device); `None` restores the default stream."""
+    return _StreamScope(s)
+
+
+def current_stream(device: Device) -> Stream:
+    """The stream a launch on `device` from this thread goes to now."""
+    return call("stream.current", device)
+
+
+class Event:
+    """A point in a stream: `stream.record()`."""
+
+    __slots__ = ("_obj",)
+
+    @classmethod
+    def _wrap(cls, handle: int) -> Event:
+        e = object.__new__(cls)
+        e._obj = _ffi.Object(handle)
+        return e
+
+    @property
+    def stream(self) -> Stream:
+        return call("event.stream", self._obj)
+
+    def query(self) -> bool:
+        """True when the launches before it completed (never blocks)."""
+        return bool(call("event.query", self._obj))
+
+    def synchronize(self, timeout: float | None = None) -> None:
+        bounded_wait("event.wait", self._obj, timeout)
+
+    def elapsed_ms(self, start: Event) -> float:
+        """Milliseconds from `start` to this event, on the device's clock. A
+        stream without device timestamps raises RuntimeError saying so."""
+        return call("event.elapsed_ms", self._obj, start._obj)
+
+
+class Graph:
+    """Launches recorded by `with stream.capture() as g:`, replayed by `g.replay()`."""
+
+    __slots__ = ("_obj", "_stream")
+
+    def __init__(self, obj: Any, stream: Stream) -> None:
+        self._obj = obj
+        self._stream = stream
+
+    def __len__(self) -> int:
+        return call("graph.size", self._obj)
+
+    def replay(self, bindings: dict[Tensor, Tensor] | None = None, *, stream: Stream | None = None) -> None:
+        """Runs the recorded launches again, in order, on `stream` (default:
+        the stream it was captured on). `bindings` maps captured tensors to
+        tensors of the same shape, dtype and device used in their place."""
+        pairs: list[Any] = []
+        for captured, replacement in (bindings or {}).items():
+            pairs += [captured, replacement]
+        call("graph.replay", self._obj, (stream or self._stream)._obj, *pairs)
+
+
+class _Capture:
+    __slots__ = ("_stream", "_scope", "_graph")
+
+    def __init__(self, s: Stream) -> None:
+        self._stream = s
+        self._scope = _StreamScope(s)
+
+    def __enter__(self) -> Graph:
+        self._graph = Graph(call("stream.begin_capture", self._stream._obj), self._stream)
+        self._scope.__enter__()
+        return self._graph
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._scope.__exit__(*exc)
+        finally:
+            call("stream.end_capture", self._stream._obj)
+
+
+_ffi.register_object_class(_OBJ_STREAM, Stream._wrap)
+_ffi.register_object_class(_OBJ_EVENT, Event._wrap)
+_ffi.register_object_class(_OBJ_GRAPH, _ffi.Object)
+
+
+def _drain_at_exit() -> None:
+    """A process with pending launches waits for them up to
+    MODRT_EXIT_TIMEOUT seconds (default 10), then warns and exits at once: a
+    kernel that never ends must not keep the process alive."""
+    limit = float(os.environ.get("MODRT_EXIT_TIMEOUT", "10"))
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if call("stream.wait_everywhere", _SLICE_S):
+            return
+    pending = call("stream.pending_everywhere")
+    if not pending:
+        return
+    sys.stderr.write(
+        f"modrt: warning: exiting with work still pending after {limit:g} s "
+        f"(MODRT_EXIT_TIMEOUT): {pending}\n"
+    )
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os._exit(1)
+
+
+atexit.register(_drain_at_exit)
