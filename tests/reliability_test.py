@@ -110,3 +110,32 @@ def test_every_int_uint_float_width_and_bool_is_range_checked_on_cpu():
         assert np.isnan(put("float32", "float32", float("nan")))
         """,
     )
+
+
+# ------------------------------------------------------------ 3. launch limits
+
+
+@pytest.mark.parametrize("kind", [b for b in BACKENDS if b != "cpu"])
+def test_grid_and_block_over_the_device_limits_raise_one_value_error_naming_the_limit(kind):
+    """cpu kernels take no launch parameters; every device backend checks
+    before its driver sees the launch (OpenCL: PoCL would trap or run 2**37
+    work items), in the same words."""
+    run_case(
+        kind,
+        r"""
+        out = modrt.empty((64,), "int32", k.dev)
+        limit = r" exceeds the device's limit of \d+ \([A-Za-z_\[\]0-9 -]+, .+\)$"
+        for grid in (2**31, 2**32):
+            rk.expect(ValueError, rf"^fill: blockIdx\.x = {grid}" + limit, lambda g=grid: k.fill(out, 1, 64, grid=g, block=1))
+        rk.expect(ValueError, r"^fill: blockIdx\.x( \* threadIdx\.x)? = \d+" + limit,
+                  lambda: k.fill(out, 1, 64, grid=2**26, block=64))
+        rk.expect(ValueError, r"^fill: (threadIdx\.x|threads per block) = 100000" + limit,
+                  lambda: k.fill(out, 1, 64, grid=1, block=100000))
+        block = k.dev.max_threads_per_block
+        rk.expect(ValueError, rf"^fill: (threadIdx\.x|threads per block) = {2 * block}" + limit,
+                  lambda: k.fill(out, 1, 64, grid=1, block=2 * block))
+        # Nothing ran, and the device goes on working.
+        k.fill(out, 5, 64, grid=1, block=64)
+        assert out.numpy().tolist() == [5] * 64
+        """,
+    )
