@@ -102,7 +102,9 @@ def test_runtime_dso_cut_short_is_refused(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "import survived" in proc.stdout
-    assert modrt_testing.names_plugin(proc.stderr, dso) and "refused before dlopen: truncated" in proc.stderr, proc.stderr
+    assert modrt_testing.names_plugin(proc.stderr, dso) and "refused before dlopen: truncated" in proc.stderr, (
+        proc.stderr
+    )
     assert "reason:" in proc.stdout and "truncated" in proc.stdout
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+import reliability_kernels
 
 import modrt_testing
-import reliability_kernels
 
 BACKENDS = reliability_kernels.BACKENDS
 

@@ -398,17 +398,17 @@ class OpenCLModule final : public PayloadModule {
       const uint64_t items =
           static_cast<uint64_t>(launch.grid[a]) * static_cast<uint64_t>(launch.block[a]);
       if (items > kMaxGlobalItems) {
-        Fail("ValueError", LaunchLimitExceeded(info.name,
-                                               "blockIdx." + axis + " * threadIdx." + axis,
-                                               static_cast<int64_t>(items), kMaxGlobalItems,
-                                               "work items per dimension", dev.name));
+        Fail("ValueError",
+             LaunchLimitExceeded(info.name, "blockIdx." + axis + " * threadIdx." + axis,
+                                 static_cast<int64_t>(items), kMaxGlobalItems,
+                                 "work items per dimension", dev.name));
       }
       threads *= launch.block[a];
     }
     if (static_cast<uint64_t>(threads) > kernel.max_group_size) {
-      Fail("ValueError", LaunchLimitExceeded(info.name, "threads per block", threads,
-                                             kernel.max_group_size,
-                                             "CL_KERNEL_WORK_GROUP_SIZE", dev.name));
+      Fail("ValueError",
+           LaunchLimitExceeded(info.name, "threads per block", threads, kernel.max_group_size,
+                               "CL_KERNEL_WORK_GROUP_SIZE", dev.name));
     }
   }
 

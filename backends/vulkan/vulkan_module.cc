@@ -286,10 +286,10 @@ class VulkanModule final : public PayloadModule {
       threads *= has_block[a] || !shader.fixed_size ? launch.block[a] : shader.size[a];
     }
     if (threads > limits.maxComputeWorkGroupInvocations) {
-      Fail("ValueError", LaunchLimitExceeded(info.name, "threads per block", threads,
-                                             limits.maxComputeWorkGroupInvocations,
-                                             "maxComputeWorkGroupInvocations",
-                                             d.caps.props.deviceName));
+      Fail("ValueError",
+           LaunchLimitExceeded(info.name, "threads per block", threads,
+                               limits.maxComputeWorkGroupInvocations,
+                               "maxComputeWorkGroupInvocations", d.caps.props.deviceName));
     }
     if (launch.dyn_shared_bytes > limits.maxComputeSharedMemorySize) {
       Fail("ValueError", info.name, ": ", launch.dyn_shared_bytes,

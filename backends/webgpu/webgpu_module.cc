@@ -326,10 +326,10 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
   const Kernel& kernel = kernels_.at(info.name);
   for (int a = 0; a < 3; ++a) {
     if (k.launch.grid[a] > limits.maxComputeWorkgroupsPerDimension) {
-      Fail("ValueError", LaunchLimitExceeded(info.name, StrCat("blockIdx.", "xyz"[a]),
-                                             k.launch.grid[a],
-                                             limits.maxComputeWorkgroupsPerDimension,
-                                             "maxComputeWorkgroupsPerDimension", ws.info().name));
+      Fail("ValueError",
+           LaunchLimitExceeded(info.name, StrCat("blockIdx.", "xyz"[a]), k.launch.grid[a],
+                               limits.maxComputeWorkgroupsPerDimension,
+                               "maxComputeWorkgroupsPerDimension", ws.info().name));
     }
   }
   const WGPUComputePipeline pipeline = GetPipeline(ws, kernel, info, k.launch);
@@ -462,10 +462,10 @@ WGPUComputePipeline WebGpuModule::GetPipeline(Workspace& ws, const Kernel& kerne
     }
     const int64_t size = d.value ? *d.value : launch.block[a];
     if (size > max[a]) {
-      Fail("ValueError", LaunchLimitExceeded(info.name, StrCat("threadIdx.", axis), size, max[a],
-                                             StrCat("maxComputeWorkgroupSize",
-                                                    static_cast<char>('X' + a)),
-                                             ws.info().name));
+      Fail("ValueError",
+           LaunchLimitExceeded(info.name, StrCat("threadIdx.", axis), size, max[a],
+                               StrCat("maxComputeWorkgroupSize", static_cast<char>('X' + a)),
+                               ws.info().name));
     }
     threads *= size;
   }

@@ -61,8 +61,9 @@ void PackScalar(const std::string& kernel, size_t i, DLDataType dt, const Args& 
     const bool is_signed = dt.code == kDLInt;
     const __int128 one = 1;
     const __int128 lo = dt.code == kDLBool ? 0 : is_signed ? -(one << (dt.bits - 1)) : 0;
-    const __int128 hi =
-        dt.code == kDLBool ? 1 : is_signed ? (one << (dt.bits - 1)) - 1 : (one << dt.bits) - 1;
+    const __int128 hi = dt.code == kDLBool ? 1
+                        : is_signed        ? (one << (dt.bits - 1)) - 1
+                                           : (one << dt.bits) - 1;
     const std::string range = StrCat("[", IntText(lo), ", ", IntText(hi), "]");
     const __int128 v = ExactInt(kernel, i, dt, args, range);
     if (v < lo || v > hi) {

@@ -427,8 +427,7 @@ void LoadPlugin(const std::string& path) {
   if (!S_ISREG(st.st_mode)) Fail("ValueError", PluginProblem(path, "is not a regular file"));
   if (st.st_size == 0) Fail("ValueError", PluginProblem(path, "is empty"));
   std::string damage = ElfFileProblem(path);
-  if (!damage.empty())
-    Fail("ImportError", PluginProblem(path, "refused before dlopen: " + damage));
+  if (!damage.empty()) Fail("ImportError", PluginProblem(path, "refused before dlopen: " + damage));
 
   // RTLD_LOCAL: plugins reach the core through its table, not symbols.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -449,8 +448,7 @@ void LoadPlugin(const std::string& path) {
   if (!refusal.empty()) Fail("ImportError", PluginProblem(path, "refused: " + refusal));
   ModrtPluginApi table = CopyTable(api, MODRT_PLUGIN_API_MIN_SIZE, "plugin table");
   if (table.register_plugin() != 0) {
-    Fail("ImportError",
-         PluginProblem(path, StrCat("failed to initialize: ", ModrtGetLastError())));
+    Fail("ImportError", PluginProblem(path, StrCat("failed to initialize: ", ModrtGetLastError())));
   }
   loaded.insert({st.st_dev, st.st_ino});
 }
