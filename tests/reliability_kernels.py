@@ -5,6 +5,7 @@ The kernels, the same on every backend:
   fill(out: int32*, v: int32, n: int32)      out[i] = v for i < n
   fillf(out: float32*, v: float32, n: int32) out[i] = v for i < n
   copy(src: const int32*, dst: int32*, n: int32)  dst[i] = src[i] for i < n
+(the signatures name the arguments, so errors name them too).
 Device kernels take (blockIdx.x, threadIdx.x) after the arguments; cpu kernels loop.
 """
 
@@ -63,7 +64,11 @@ override block_x: u32 = 64;
 fn copy(@builtin(global_invocation_id) id: vec3<u32>) { if (i32(id.x) < n) { d[id.x] = s[id.x]; } }
 """
 
-_CPU_SIGNATURES = ["fill(int32*, int32, int32)", "fillf(float32*, float32, int32)", "copy(int32*, int32*, int32)"]
+_CPU_SIGNATURES = [
+    "fill(int32* out, int32 v, int32 n)",
+    "fillf(float32* out, float32 v, int32 n)",
+    "copy(const int32* src, int32* dst, int32 n)",
+]
 _DEVICE_SIGNATURES = [s.replace(")", "; blockIdx.x, threadIdx.x)") for s in _CPU_SIGNATURES]
 
 

@@ -45,18 +45,18 @@ def test_scalars_out_of_their_dtype_range_raise_naming_argument_dtype_and_range(
         kind,
         r"""
         out = modrt.empty((4,), "int32", k.dev)
-        int32_range = r"fill: argument 1 \(int32\) must be in \[-2147483648, 2147483647\], got "
+        int32_range = r"fill: argument 'v' \(int32\) must be in \[-2147483648, 2147483647\], got "
         for v in (2**31, -(2**31) - 1, 2**63, 2**64 - 1):
             rk.expect(OverflowError, int32_range + str(v) + "$", lambda v=v: k.fill(out, v, 4))
         rk.expect(OverflowError, int32_range + "an integer beyond 64 bits", lambda: k.fill(out, 2**100 + 9, 4))
-        rk.expect(OverflowError, r"fill: argument 2 \(int32\) must be in", lambda: k.fill(out, 7, 2**32))
-        rk.expect(TypeError, r"fill: argument 1 \(int32\).*expected int, got float", lambda: k.fill(out, 1.5, 4))
+        rk.expect(OverflowError, r"fill: argument 'n' \(int32\) must be in", lambda: k.fill(out, 7, 2**32))
+        rk.expect(TypeError, r"fill: argument 'v' \(int32\).*expected int, got float", lambda: k.fill(out, 1.5, 4))
         # The range's ends are values, passed unchanged.
         for v in (-(2**31), 2**31 - 1):
             k.fill(out, v, 4)
             assert out.numpy().tolist() == [v] * 4, out.numpy()
         outf = modrt.empty((4,), "float32", k.dev)
-        float32_range = r"fillf: argument 1 \(float32\) must be in \[-3.4028234663852886e\+38, 3.4028234663852886e\+38\]"
+        float32_range = r"fillf: argument 'v' \(float32\) must be in \[-3.4028234663852886e\+38, 3.4028234663852886e\+38\]"
         for v in (2**200, 1e39, -1e39, 2**2000):
             rk.expect(OverflowError, float32_range, lambda v=v: k.fillf(outf, v, 4))
         for v in (3.0e38, float("inf"), 2**100):
@@ -137,5 +137,34 @@ def test_grid_and_block_over_the_device_limits_raise_one_value_error_naming_the_
         # Nothing ran, and the device goes on working.
         k.fill(out, 5, 64, grid=1, block=64)
         assert out.numpy().tolist() == [5] * 64
+        """,
+    )
+
+
+# ------------------------------------------------------------ 2. read-only tensors
+
+
+def test_a_read_only_tensor_is_refused_where_the_kernel_may_write_it():
+    """Read-only tensors come from read-only host memory (DLPack's read-only
+    flag), so on cpu; device tensors are modrt's own and writable, and a host
+    tensor passed to a device kernel is refused for its device already."""
+    run_case(
+        "cpu",
+        r"""
+        frozen = np.arange(8, dtype="int32")
+        frozen.flags.writeable = False
+        t = modrt.from_dlpack(frozen)
+        assert t.read_only
+        rk.expect(ValueError, r"^fill: argument 'out' is a read-only tensor, but the kernel may write it", lambda: k.fill(t, 1, 8))
+        rk.expect(ValueError, r"^copy: argument 'dst' is a read-only tensor", lambda: k.copy(t, t, 8))
+        assert frozen.tolist() == list(range(8)), frozen
+        # Declared const: read, never written, so accepted.
+        out = modrt.empty((8,), "int32")
+        k.copy(t, out, 8)
+        assert out.numpy().tolist() == list(range(8))
+        # Unnamed arguments are named by position.
+        m = modrt.compile("void put(int* o) { o[0] = 1; }", "cpu", ["put(int32*)"])
+        rk.expect(ValueError, r"^put: argument 0 is a read-only tensor", lambda: m["put"](t))
+        assert frozen[0] == 0
         """,
     )
