@@ -330,3 +330,20 @@ def test_doctor_finds_this_build_as_built() -> None:
     proc = modrt_cli("doctor")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "libmodrt_runtime.so" in proc.stdout and "; no problems" in proc.stdout
+
+
+@pytest.mark.parametrize("fault", ["removed", "empty"])
+def test_info_short_reason_leads_with_the_file_to_act_on(tmp_path: Path, fault: str) -> None:
+    """A runtime DSO removed or damaged: the shortened 100-column line still
+    names the file (the path, which a deep install makes long, comes after)."""
+    dso = "backends/opencl/libmodrt_runtime_opencl.so"
+    deep = tmp_path / ("a-long-directory-name-" * 6) / "tree"
+    tree = copy_tree(deep, drop=(dso,) if fault == "removed" else (), replace={dso: b""} if fault == "empty" else None)
+    # Selected, so that a build without OpenCL sees the fault too.
+    modrt_testing.force_runtime_selected(tree, "opencl")
+    code = "import sys; sys.argv = ['modrt', 'info']; import modrt_cli; modrt_cli.run()"
+    proc = run_python(code, tree=tree)
+    assert proc.returncode == 0, proc.stderr
+    row = next(line for line in proc.stdout.splitlines() if line.startswith("opencl "))
+    assert len(row) <= 100, row
+    assert "  libmodrt_runtime_opencl.so is" in row, proc.stdout

@@ -84,7 +84,7 @@ def test_extra_dso_cut_short_is_refused_and_import_survives(tmp_path, where):
     proc, path = import_with(tmp_path, EXTRA_DSO, image[:cut])
     assert proc.returncode == 0, proc.stderr  # was SIGBUS (-7) before the check
     assert "import survived" in proc.stdout
-    assert "RuntimeWarning" in proc.stderr and str(path) in proc.stderr, proc.stderr
+    assert "RuntimeWarning" in proc.stderr and modrt_testing.names_plugin(proc.stderr, path), proc.stderr
     assert "truncated" in proc.stderr, proc.stderr
 
 
@@ -102,7 +102,9 @@ def test_runtime_dso_cut_short_is_refused(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "import survived" in proc.stdout
-    assert str(dso) in proc.stderr and "refused before dlopen: truncated" in proc.stderr, proc.stderr
+    assert modrt_testing.names_plugin(proc.stderr, dso) and "refused before dlopen: truncated" in proc.stderr, (
+        proc.stderr
+    )
     assert "reason:" in proc.stdout and "truncated" in proc.stdout
 
 
@@ -134,7 +136,7 @@ def test_corrupted_header_field_is_refused_naming_it(tmp_path, field):
     proc, path = import_with(tmp_path, EXTRA_DSO, data)
     assert proc.returncode == 0, proc.stderr
     assert "import survived" in proc.stdout
-    assert str(path) in proc.stderr and reason in proc.stderr, proc.stderr
+    assert modrt_testing.names_plugin(proc.stderr, path) and reason in proc.stderr, proc.stderr
 
 
 def test_dynamic_section_outside_its_segment_is_refused(tmp_path):

@@ -41,6 +41,12 @@ def copy_tree(dest: Path, drop: tuple[str, ...] = (), replace: Mapping[str, byte
     return dest
 
 
+def names_plugin(text: str, path: Path) -> bool:
+    """Whether `text` names the backend library at `path` as the core does:
+    its file name first, then its directory."""
+    return f"{path.name} " in text and f"(backend library in {path.parent})" in text
+
+
 def force_runtime_selected(tree: Path, name: str) -> Path:
     """Marks `name`'s runtime as selected in a copied tree, so a fault in its
     DSO is seen even when this build did not select it. Returns the DSO path."""

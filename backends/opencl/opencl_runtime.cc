@@ -3,6 +3,8 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -10,6 +12,7 @@
 
 #include "backend_identity.h"
 #include "modrt/driver.h"
+#include "modrt/launch_limits.h"
 #include "modrt/plugin.h"
 
 namespace modrt {
@@ -24,6 +27,7 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
   X(clGetPlatformIDs)          \
   X(clGetDeviceIDs)            \
   X(clGetDeviceInfo)           \
+  X(clGetKernelWorkGroupInfo)  \
   X(clCreateContext)           \
   X(clReleaseContext)          \
   X(clCreateCommandQueue)      \
@@ -79,10 +83,20 @@ std::string ClError(cl_int code) {
     }                                                                               \
   } while (0)
 
+// Work items per dimension of a launch (grid x block): the ids kernels take
+// from get_global_id fit in 32 bits on the drivers here (PoCL traps beyond it),
+// and work-group ids in an int.
+constexpr uint64_t kMaxGlobalItems = (uint64_t{1} << 32) - 1;
+constexpr uint64_t kMaxGroups = (uint64_t{1} << 31) - 1;
+
 struct Device {
   cl_device_id id = nullptr;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
+  // The launch limits, read once (launches check them).
+  std::string name;
+  size_t max_item_sizes[3] = {1, 1, 1};  // CL_DEVICE_MAX_WORK_ITEM_SIZES
+  size_t max_group_size = 1;             // CL_DEVICE_MAX_WORK_GROUP_SIZE
 };
 
 // Process-wide OpenCL state: the driver, and a context and queue per device.
@@ -152,11 +166,26 @@ class Workspace : public LazyDriverState<Workspace> {
           cl_.clReleaseContext(d.context);
           continue;
         }
+        ReadLimits(&d);
         devices_.push_back(d);
       }
     }
     if (devices_.empty()) return "the OpenCL platforms report no usable device";
     return "";
+  }
+
+  void ReadLimits(Device* d) const {
+    char name[256] = {};
+    cl_.clGetDeviceInfo(d->id, CL_DEVICE_NAME, sizeof(name) - 1, name, nullptr);
+    d->name = name;
+    cl_uint dims = 0;
+    cl_.clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof(dims), &dims, nullptr);
+    std::vector<size_t> sizes(std::max<cl_uint>(dims, 3), 1);
+    cl_.clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(size_t) * dims, sizes.data(),
+                        nullptr);
+    std::copy_n(sizes.begin(), 3, d->max_item_sizes);
+    cl_.clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &d->max_group_size,
+                        nullptr);
   }
 
   DriverLibrary lib_;
@@ -307,6 +336,7 @@ std::string CheckBuild(int device_id, const std::string& source, const std::stri
 struct Kernel {
   std::mutex mu;
   cl_kernel kernel = nullptr;
+  size_t max_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE on its device
 };
 
 class OpenCLModule final : public PayloadModule {
@@ -342,6 +372,7 @@ class OpenCLModule final : public PayloadModule {
       has_block |= tag.rfind("threadIdx", 0) == 0;
       has_dyn_shared |= tag == "dyn_shared_mem";
     }
+    CheckLimits(info, k.launch, dev, kernel);
     size_t global[3], local[3];
     for (int d = 0; d < 3; ++d) {
       local[d] = static_cast<size_t>(k.launch.block[d]);
@@ -362,6 +393,41 @@ class OpenCLModule final : public PayloadModule {
     MODRT_CL_CHECK(cl.clEnqueueNDRangeKernel(dev.queue, kernel.kernel, 3, nullptr, global,
                                              has_block ? local : nullptr, 0, nullptr, nullptr),
                    StrCat("launch of ", info.name));
+  }
+
+  // OpenCL reports a block over the limits only as CL_INVALID_WORK_GROUP_SIZE
+  // and has none for the grid (PoCL traps at 2**32 work items): checked here,
+  // before the driver sees the launch.
+  static void CheckLimits(const FunctionInfo& info, const LaunchConfig& launch, const Device& dev,
+                          const Kernel& kernel) {
+    int64_t threads = 1;
+    for (int a = 0; a < 3; ++a) {
+      const std::string axis(1, "xyz"[a]);
+      if (static_cast<uint64_t>(launch.grid[a]) > kMaxGroups) {
+        Fail("ValueError", LaunchLimitExceeded(info.name, "blockIdx." + axis, launch.grid[a],
+                                               kMaxGroups, "work-groups per dimension", dev.name));
+      }
+      if (static_cast<uint64_t>(launch.block[a]) > dev.max_item_sizes[a]) {
+        Fail("ValueError",
+             LaunchLimitExceeded(info.name, "threadIdx." + axis, launch.block[a],
+                                 dev.max_item_sizes[a],
+                                 StrCat("CL_DEVICE_MAX_WORK_ITEM_SIZES[", a, "]"), dev.name));
+      }
+      const uint64_t items =
+          static_cast<uint64_t>(launch.grid[a]) * static_cast<uint64_t>(launch.block[a]);
+      if (items > kMaxGlobalItems) {
+        Fail("ValueError",
+             LaunchLimitExceeded(info.name, "blockIdx." + axis + " * threadIdx." + axis,
+                                 static_cast<int64_t>(items), kMaxGlobalItems,
+                                 "work items per dimension", dev.name));
+      }
+      threads *= launch.block[a];
+    }
+    if (static_cast<uint64_t>(threads) > kernel.max_group_size) {
+      Fail("ValueError",
+           LaunchLimitExceeded(info.name, "threads per block", threads, kernel.max_group_size,
+                               "CL_KERNEL_WORK_GROUP_SIZE", dev.name));
+    }
   }
 
   // Builds the program for a device on first use (source is compiled here:
@@ -386,6 +452,10 @@ class OpenCLModule final : public PayloadModule {
                      StrCat("creating kernel '", name, "' (is it a __kernel in the program?)"));
       slot = std::make_unique<Kernel>();
       slot->kernel = kernel;
+      const Device& dev = ws.device(device_id);
+      slot->max_group_size = dev.max_group_size;
+      cl.clGetKernelWorkGroupInfo(kernel, dev.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(size_t),
+                                  &slot->max_group_size, nullptr);
     }
     return *slot;
   }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "modrt/launch_limits.h"
 #include "spirv_scan.h"
 #include "vulkan_api.h"
 #include "vulkan_device.h"
@@ -95,8 +96,10 @@ class VulkanModule final : public PayloadModule {
     const VkPhysicalDeviceLimits& limits = d.caps.props.limits;
     for (int a = 0; a < 3; ++a) {
       if (k.launch.grid[a] > limits.maxComputeWorkGroupCount[a]) {
-        Fail("ValueError", info.name, ": blockIdx.", "xyz"[a], " = ", k.launch.grid[a],
-             " exceeds the device's limit of ", limits.maxComputeWorkGroupCount[a]);
+        Fail("ValueError", LaunchLimitExceeded(info.name, StrCat("blockIdx.", "xyz"[a]),
+                                               k.launch.grid[a], limits.maxComputeWorkGroupCount[a],
+                                               StrCat("maxComputeWorkGroupCount[", a, "]"),
+                                               d.caps.props.deviceName));
       }
     }
     const Pipeline& p = GetPipeline(device_id, d, info, k.launch);
@@ -275,14 +278,18 @@ class VulkanModule final : public PayloadModule {
              ") to set it at launch");
       }
       if (launch.block[a] > limits.maxComputeWorkGroupSize[a]) {
-        Fail("ValueError", info.name, ": threadIdx.", axis, " = ", launch.block[a],
-             " exceeds the device's limit of ", limits.maxComputeWorkGroupSize[a]);
+        Fail("ValueError", LaunchLimitExceeded(info.name, StrCat("threadIdx.", axis),
+                                               launch.block[a], limits.maxComputeWorkGroupSize[a],
+                                               StrCat("maxComputeWorkGroupSize[", a, "]"),
+                                               d.caps.props.deviceName));
       }
       threads *= has_block[a] || !shader.fixed_size ? launch.block[a] : shader.size[a];
     }
     if (threads > limits.maxComputeWorkGroupInvocations) {
-      Fail("ValueError", info.name, ": a workgroup of ", threads,
-           " invocations exceeds the device's limit of ", limits.maxComputeWorkGroupInvocations);
+      Fail("ValueError",
+           LaunchLimitExceeded(info.name, "threads per block", threads,
+                               limits.maxComputeWorkGroupInvocations,
+                               "maxComputeWorkGroupInvocations", d.caps.props.deviceName));
     }
     if (launch.dyn_shared_bytes > limits.maxComputeSharedMemorySize) {
       Fail("ValueError", info.name, ": ", launch.dyn_shared_bytes,

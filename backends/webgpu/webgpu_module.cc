@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "modrt/launch_limits.h"
 #include "modrt/plugin.h"
 #include "webgpu_device.h"
 #include "wgpu_native.h"
@@ -325,9 +326,10 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
   const Kernel& kernel = kernels_.at(info.name);
   for (int a = 0; a < 3; ++a) {
     if (k.launch.grid[a] > limits.maxComputeWorkgroupsPerDimension) {
-      Fail("ValueError", info.name, ": blockIdx.", "xyz"[a], " = ", k.launch.grid[a],
-           " exceeds the adapter's limit of ", limits.maxComputeWorkgroupsPerDimension,
-           " workgroups per dimension");
+      Fail("ValueError",
+           LaunchLimitExceeded(info.name, StrCat("blockIdx.", "xyz"[a]), k.launch.grid[a],
+                               limits.maxComputeWorkgroupsPerDimension,
+                               "maxComputeWorkgroupsPerDimension", ws.info().name));
     }
   }
   const WGPUComputePipeline pipeline = GetPipeline(ws, kernel, info, k.launch);
@@ -460,15 +462,17 @@ WGPUComputePipeline WebGpuModule::GetPipeline(Workspace& ws, const Kernel& kerne
     }
     const int64_t size = d.value ? *d.value : launch.block[a];
     if (size > max[a]) {
-      Fail("ValueError", info.name, ": threadIdx.", axis, " = ", size,
-           " exceeds the adapter's limit of ", max[a], " (", ws.info().name, ")");
+      Fail("ValueError",
+           LaunchLimitExceeded(info.name, StrCat("threadIdx.", axis), size, max[a],
+                               StrCat("maxComputeWorkgroupSize", static_cast<char>('X' + a)),
+                               ws.info().name));
     }
     threads *= size;
   }
   if (threads > limits.maxComputeInvocationsPerWorkgroup) {
-    Fail("ValueError", info.name, ": a workgroup of ", threads,
-         " invocations exceeds the adapter's limit of ", limits.maxComputeInvocationsPerWorkgroup,
-         " (", ws.info().name, ")");
+    Fail("ValueError", LaunchLimitExceeded(info.name, "threads per block", threads,
+                                           limits.maxComputeInvocationsPerWorkgroup,
+                                           "maxComputeInvocationsPerWorkgroup", ws.info().name));
   }
   if (launch.dyn_shared_bytes > 0 && !kernel.has_dyn_shared_override) {
     Fail("ValueError", info.name, ": dyn_shared_mem = ", launch.dyn_shared_bytes,

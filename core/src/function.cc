@@ -56,13 +56,22 @@ void Args::ExpectCount(int32_t n, const char* func, bool at_least) const {
   Fail("TypeError", "argument ", i, ": expected ", expected, ", got ", ValueTypeName(values_[i]))
 
 int64_t Args::Int(int32_t i) const {
-  if (values_[i].type_code != kModrtInt) MODRT_ARG_MISMATCH(i, "int");
-  return values_[i].v_int64;
+  const ModrtValue& v = values_[i];
+  if ((v.type_code == kModrtInt && v.reserved == kModrtNumberUnsigned64) ||
+      (v.type_code == kModrtFloat && v.reserved == kModrtNumberWideInt)) {
+    Fail("OverflowError", "argument ", i, ": an integer outside the int64 range");
+  }
+  if (v.type_code != kModrtInt) MODRT_ARG_MISMATCH(i, "int");
+  return v.v_int64;
 }
 
 double Args::Float(int32_t i) const {
-  if (values_[i].type_code == kModrtFloat) return values_[i].v_float64;
-  if (values_[i].type_code == kModrtInt) return static_cast<double>(values_[i].v_int64);
+  const ModrtValue& v = values_[i];
+  if (v.type_code == kModrtFloat) return v.v_float64;
+  if (v.type_code == kModrtInt && v.reserved == kModrtNumberUnsigned64) {
+    return static_cast<double>(static_cast<uint64_t>(v.v_int64));
+  }
+  if (v.type_code == kModrtInt) return static_cast<double>(v.v_int64);
   MODRT_ARG_MISMATCH(i, "float");
 }
 

@@ -1,12 +1,120 @@
 // Kernel arguments marshalled once for every backend: each argument checked
 // against the signature and packed in its C type, then the launch parameters.
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
 
 #include "modrt/device.h"
 #include "modrt/payload.h"
 
 namespace modrt {
+
+namespace {
+
+// The exact value of an integer argument: int64, a flagged unsigned 64-bit
+// value, or a failure for an integer too wide for 64 bits (ModrtNumberFlag).
+__int128 ExactInt(const std::string& kernel, const std::string& label, DLDataType dt,
+                  const Args& args, int32_t idx, const std::string& range) {
+  const ModrtValue& v = args[idx];
+  if (v.type_code == kModrtFloat && v.reserved == kModrtNumberWideInt) {
+    Fail("OverflowError", kernel, ": ", label, " (", DTypeToString(dt), ") must be in ", range,
+         ", got an integer beyond 64 bits");
+  }
+  if (v.type_code == kModrtInt && v.reserved == kModrtNumberUnsigned64) {
+    uint64_t u;
+    std::memcpy(&u, &v.v_int64, sizeof(u));
+    return u;
+  }
+  try {
+    return args.Int(idx);
+  } catch (const Error& e) {
+    Fail("TypeError", kernel, ": ", label, " (", DTypeToString(dt), "): ", e.what());
+  }
+}
+
+std::string IntText(__int128 v) {
+  if (v < 0) return "-" + IntText(-v);
+  std::string text;
+  do {
+    text.insert(text.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v != 0);
+  return text;
+}
+
+// The shortest text that reads back as `v` (Python's repr of a float).
+std::string ShortestText(double v) {
+  char text[32];
+  const std::to_chars_result r = std::to_chars(text, text + sizeof(text), v);
+  return std::string(text, r.ptr);
+}
+
+// "argument 2" or, where the signature names it, "argument 'n'".
+std::string ArgLabel(size_t i, const ArgInfo& a) {
+  return a.name.empty() ? StrCat("argument ", i) : StrCat("argument '", a.name, "'");
+}
+
+// Checks the caller's value args[idx] against the range of its dtype and
+// stores it in its C type: nothing is wrapped, truncated or rounded to an
+// infinity.
+void PackScalar(const std::string& kernel, const std::string& label, DLDataType dt,
+                const Args& args, int32_t idx, uint64_t* slot) {
+  auto store = [&](auto value) { std::memcpy(slot, &value, sizeof(value)); };
+  if (dt.code == kDLInt || dt.code == kDLUInt || dt.code == kDLBool) {
+    const bool is_signed = dt.code == kDLInt;
+    const __int128 one = 1;
+    const __int128 lo = dt.code == kDLBool ? 0 : is_signed ? -(one << (dt.bits - 1)) : 0;
+    const __int128 hi = dt.code == kDLBool ? 1
+                        : is_signed        ? (one << (dt.bits - 1)) - 1
+                                           : (one << dt.bits) - 1;
+    const std::string range = StrCat("[", IntText(lo), ", ", IntText(hi), "]");
+    const __int128 v = ExactInt(kernel, label, dt, args, idx, range);
+    if (v < lo || v > hi) {
+      Fail("OverflowError", kernel, ": ", label, " (", DTypeToString(dt), ") must be in ", range,
+           ", got ", IntText(v));
+    }
+    const uint64_t bits = static_cast<uint64_t>(v);  // two's complement of a value in range
+    if (dt.bits == 8) store(static_cast<uint8_t>(bits));
+    else if (dt.bits == 16) store(static_cast<uint16_t>(bits));
+    else if (dt.bits == 32) store(static_cast<uint32_t>(bits));
+    else store(bits);
+    return;
+  }
+  if (dt.code != kDLFloat || (dt.bits != 16 && dt.bits != 32 && dt.bits != 64)) {
+    Fail("TypeError", kernel, ": scalar ", label, " of dtype ", DTypeToString(dt),
+         " is not supported");
+  }
+  double v = 0;
+  try {
+    v = args.Float(idx);
+  } catch (const Error& e) {
+    Fail("TypeError", kernel, ": ", label, " (", DTypeToString(dt), "): ", e.what());
+  }
+  const double max = dt.bits == 16   ? 65504.0
+                     : dt.bits == 32 ? static_cast<double>(std::numeric_limits<float>::max())
+                                     : std::numeric_limits<double>::max();
+  auto overflow = [&] {
+    Fail("OverflowError", kernel, ": ", label, " (", DTypeToString(dt), ") must be in [",
+         ShortestText(-max), ", ", ShortestText(max), "] or inf/nan, got ", ShortestText(v));
+  };
+  // An integer beyond 64 bits arrives as its nearest double, an infinity if none.
+  const ModrtValue& raw = args[idx];
+  if (std::isinf(v) && raw.reserved == kModrtNumberWideInt) overflow();
+  if (dt.bits == 64) return store(v);
+  if (dt.bits == 32) {
+    const float f = static_cast<float>(v);
+    if (std::isinf(f) && !std::isinf(v)) overflow();
+    return store(f);
+  }
+  const _Float16 h = static_cast<_Float16>(v);
+  if (std::isinf(static_cast<double>(h)) && !std::isinf(v)) overflow();
+  store(h);
+}
+
+}  // namespace
 
 void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType device_type,
                     ModrtKernelArgs* k) {
@@ -68,6 +176,13 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
              "(", t->device.device_id, "), but earlier buffers on ", DeviceKindName(device_type),
              "(", k->device_id, ")");
       }
+      if (!a.read_only && v.type_code == kModrtObject &&
+          static_cast<const TensorObj*>(v.v_obj)->read_only()) {
+        Fail("ValueError", info.name, ": ", ArgLabel(i, a),
+             " is a read-only tensor, but the kernel may write it (neither the kernel nor its "
+             "signature declares it const); pass a writable copy, or mark it const in the "
+             "signature if the kernel does not write it");
+      }
       char* ptr = static_cast<char*>(t->data) + (addressable ? t->byte_offset : 0);
       std::memcpy(&k->slots[i], &ptr, sizeof(ptr));
       k->sizes[i] = sizeof(void*);
@@ -81,24 +196,7 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
            " is not supported");
     }
     k->sizes[i] = bytes;
-    auto store = [&](auto value) { std::memcpy(&k->slots[i], &value, sizeof(value)); };
-    try {
-      if (dt.code == kDLFloat && dt.bits == 32) {
-        store(static_cast<float>(args.Float(idx)));
-      } else if (dt.code == kDLFloat && dt.bits == 64) {
-        store(args.Float(idx));
-      } else if (dt.code == kDLInt || dt.code == kDLUInt || dt.code == kDLBool) {
-        int64_t v = args.Int(idx);
-        if (dt.bits == 8) store(static_cast<int8_t>(v));
-        else if (dt.bits == 16) store(static_cast<int16_t>(v));
-        else if (dt.bits == 32) store(static_cast<int32_t>(v));
-        else store(v);
-      } else {
-        Fail("TypeError", "scalar dtype ", DTypeToString(dt), " is not supported");
-      }
-    } catch (const Error& e) {
-      Fail("TypeError", info.name, ": argument ", i, " (", DTypeToString(dt), "): ", e.what());
-    }
+    PackScalar(info.name, ArgLabel(i, a), dt, args, idx, &k->slots[i]);
   }
   for (size_t i = 0; i < nargs; ++i) k->ptrs[i] = &k->slots[i];
   for (size_t j = 0; j < info.launch_tags.size(); ++j) {

@@ -433,6 +433,15 @@ std::string RefusalOf(const ModrtPluginApi* api) {
 
 }  // namespace
 
+// "<file name> <problem> (backend library in <directory>)": the name first,
+// the one thing to act on, kept when a table shortens the line.
+std::string PluginProblem(const std::string& path, const std::string& problem) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return StrCat(path, " ", problem, " (backend library)");
+  return StrCat(path.substr(slash + 1), " ", problem, " (backend library in ",
+                slash == 0 ? "/" : path.substr(0, slash), ")");
+}
+
 void LoadPlugin(const std::string& path) {
   static std::mutex mu;
   // Files already loaded, by (device, inode): the same plugin reached through
@@ -442,35 +451,34 @@ void LoadPlugin(const std::string& path) {
 
   struct stat st{};
   if (path.empty() || stat(path.c_str(), &st) != 0) {
-    Fail("FileNotFoundError", "backend library ", path, " does not exist");
+    Fail("FileNotFoundError", PluginProblem(path, "does not exist"));
   }
   if (loaded.count({st.st_dev, st.st_ino})) return;
-  if (!S_ISREG(st.st_mode)) Fail("ValueError", "backend library ", path, " is not a regular file");
-  if (st.st_size == 0) Fail("ValueError", "backend library ", path, " is empty");
+  if (!S_ISREG(st.st_mode)) Fail("ValueError", PluginProblem(path, "is not a regular file"));
+  if (st.st_size == 0) Fail("ValueError", PluginProblem(path, "is empty"));
   std::string damage = ElfFileProblem(path);
-  if (!damage.empty())
-    Fail("ImportError", "backend library ", path, " refused before dlopen: ", damage);
+  if (!damage.empty()) Fail("ImportError", PluginProblem(path, "refused before dlopen: " + damage));
 
   // RTLD_LOCAL: plugins reach the core through its table, not symbols.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    Fail("ImportError", "cannot load backend library ", path, ": ",
-         why ? why : "unknown dlopen error");
+    Fail("ImportError",
+         PluginProblem(path, StrCat("cannot be loaded: ", why ? why : "unknown dlopen error")));
   }
   // From here on the library stays mapped: if it registered anything, those
   // functions point into it.
   auto init = reinterpret_cast<ModrtPluginInitFunc>(dlsym(handle, MODRT_PLUGIN_INIT_SYMBOL));
   if (init == nullptr) {
-    Fail("ImportError", "backend library ", path, " is not a modrt plugin: it does not export ",
-         MODRT_PLUGIN_INIT_SYMBOL);
+    Fail("ImportError", PluginProblem(path, StrCat("is not a modrt plugin: it does not export ",
+                                                   MODRT_PLUGIN_INIT_SYMBOL)));
   }
   const ModrtPluginApi* api = init(&CoreApi());
   std::string refusal = RefusalOf(api);
-  if (!refusal.empty()) Fail("ImportError", "backend library ", path, " refused: ", refusal);
+  if (!refusal.empty()) Fail("ImportError", PluginProblem(path, "refused: " + refusal));
   ModrtPluginApi table = CopyTable(api, MODRT_PLUGIN_API_MIN_SIZE, "plugin table");
   if (table.register_plugin() != 0) {
-    Fail("ImportError", "backend library ", path, " failed to initialize: ", ModrtGetLastError());
+    Fail("ImportError", PluginProblem(path, StrCat("failed to initialize: ", ModrtGetLastError())));
   }
   loaded.insert({st.st_dev, st.st_ino});
 }

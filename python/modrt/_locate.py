@@ -14,6 +14,13 @@ def package_root() -> str:
     return os.path.dirname(os.path.dirname(PACKAGE_DIR))
 
 
+def missing(path: str, action: str = "") -> str:
+    """Why a runtime file is not there, its name first: the one thing to act
+    on, kept when `modrt info` shortens the line."""
+    directory, name = os.path.split(path)
+    return f"{name} is missing (from {directory}{'; ' + action if action else ''})"
+
+
 def find_library(relative: str) -> str | None:
     """Where a DSO named by its repository-relative path lies: MODRT_LIBRARY_PATH
     directories first, then the package's own lib/ (wheels), then the build tree."""
@@ -105,7 +112,7 @@ def runtime_copies(name: str, built: str | None, plugin_abi: tuple, modrt_versio
                 f"built for modrt {plugin_abi[0]}.x"
             )
         elif not os.path.isfile(path):
-            problem = f"{path} is missing (reinstall {info.get('distribution', 'modrt-' + name)})"
+            problem = missing(path, f"reinstall {info.get('distribution', 'modrt-' + name)}")
         copies.append(RuntimeCopy(f"wheel {dist}", path, problem))
     packaged = os.path.join(PACKAGE_DIR, "lib", dso)
     if os.path.isfile(packaged):

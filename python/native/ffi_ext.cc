@@ -22,6 +22,7 @@
 #include <Python.h>
 #include <structmember.h>  // T_PYSSIZET, READONLY (Py_T_PYSSIZET is 3.12+)
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -184,6 +185,7 @@ class KeepAlive {
 // in order: None, Object, bool/int, float, str, then everything else through
 // box_arg.
 bool FillArg(PyObject* arg, ModrtValue* slot, KeepAlive* keep) {
+  slot->reserved = kModrtNumberExact;
   if (arg == Py_None) {
     slot->type_code = kModrtNone;
     slot->v_int64 = 0;
@@ -195,11 +197,34 @@ bool FillArg(PyObject* arg, ModrtValue* slot, KeepAlive* keep) {
     return true;
   }
   if (PyLong_Check(arg)) {
-    // Wraps to 64 bits like the c_int64 field it replaces.
-    unsigned long long v = PyLong_AsUnsignedLongLongMask(arg);
-    if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return false;
-    slot->type_code = kModrtInt;
-    slot->v_int64 = static_cast<int64_t>(v);
+    // Never wrapped: an int beyond int64 is flagged (ModrtNumberFlag) so the
+    // callee can refuse it for the type it expects.
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (overflow == 0) {
+      if (v == -1 && PyErr_Occurred()) return false;
+      slot->type_code = kModrtInt;
+      slot->v_int64 = v;
+      return true;
+    }
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(arg);
+      if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+        slot->type_code = kModrtInt;
+        slot->reserved = kModrtNumberUnsigned64;
+        std::memcpy(&slot->v_int64, &u, sizeof(u));
+        return true;
+      }
+      PyErr_Clear();
+    }
+    double d = PyLong_AsDouble(arg);
+    if (d == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      d = overflow > 0 ? HUGE_VAL : -HUGE_VAL;
+    }
+    slot->type_code = kModrtFloat;
+    slot->reserved = kModrtNumberWideInt;
+    slot->v_float64 = d;
     return true;
   }
   if (PyFloat_Check(arg)) {

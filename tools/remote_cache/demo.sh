@@ -48,7 +48,10 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 
-flags=(--config=remote-cache "--remote_cache=http://127.0.0.1:${port}" --disk_cache= --symlink_prefix=/ --color=no --curses=no)
+# Convenience links go to the scratch directory: `bazel clean` deletes the
+# links of its prefix, and with the default one those are the workspace's.
+links="--symlink_prefix=${scratch}/bazel-"
+flags=(--config=remote-cache "--remote_cache=http://127.0.0.1:${port}" --disk_cache= "${links}" --color=no --curses=no)
 cd "${workspace}"
 
 # Bazel's summary of the processes a build ran: "INFO: 14 processes: 10 remote cache hit, 4 internal."
@@ -69,7 +72,7 @@ summary "${scratch}/first.log"
 stored="$(find "${scratch}/server/cache" -type f | wc -l)"
 echo "   the cache now holds ${stored} entries (action results and outputs)"
 
-"${bazel[@]}" clean >/dev/null 2>&1
+"${bazel[@]}" clean "${links}" >/dev/null 2>&1
 echo "== second build after bazel clean"
 build "${scratch}/second.log"
 second="$(summary "${scratch}/second.log")"

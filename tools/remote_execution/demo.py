@@ -74,6 +74,10 @@ class Demo:
         # Not under /tmp, like every cluster's state (see cluster.Cluster).
         self.cluster = cl.Cluster(cl.new_state_dir(), workers=workers, port=0)
         self.bazel = ["bazel", f"--output_base={scratch}/output_base", "--max_idle_secs=120"]
+        # Convenience links go to the scratch directory: `bazel clean` deletes
+        # the links of its prefix, and with the default one those would be the
+        # workspace's bazel-bin and bazel-out (--symlink_prefix=/ included).
+        self.symlinks = f"--symlink_prefix={scratch}/bazel-"
         self.failures: list[str] = []
 
     def check(self, ok: bool, what: str) -> bool:
@@ -90,7 +94,7 @@ class Demo:
             # The toolchain root sets a disk cache for every checkout; a hit
             # there would hide what the cluster did.
             "--disk_cache=",
-            "--symlink_prefix=/",
+            self.symlinks,
             "--color=no",
             "--curses=no",
             f"--execution_log_json_file={log}",
@@ -122,7 +126,12 @@ class Demo:
         return rc, output, spawns, wall
 
     def clean(self) -> None:
-        subprocess.run([*self.bazel, "clean"], cwd=self.workspace, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [*self.bazel, "clean", self.symlinks],
+            cwd=self.workspace,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
     def show_spawns(self, spawns: list[dict]) -> Counter:
         by_kind = Counter((s.get("mnemonic", "?"), s.get("runner", "?")) for s in spawns)
@@ -139,8 +148,13 @@ class Demo:
             print(f"     on {worker}: {n} actions")
         return ran
 
+    def workspace_links(self) -> dict[str, str]:
+        """The workspace's convenience links (bazel-bin, bazel-out, ...) and their targets."""
+        return {p.name: os.readlink(p) for p in self.workspace.glob("bazel-*") if p.is_symlink()}
+
     def run(self) -> int:
         t0 = time.monotonic()
+        links = self.workspace_links()
         print(f"== starting a cluster: BuildGrid and {self.cluster.workers} buildbox workers on 127.0.0.1", flush=True)
         with self.cluster:
             print(f"   remote executor {self.cluster.endpoint}, instance {cl.INSTANCE}")
@@ -151,6 +165,7 @@ class Demo:
         subprocess.run(
             [*self.bazel, "shutdown"], cwd=self.workspace, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
+        self.check(self.workspace_links() == links, "the workspace's bazel-* links are as they were")
         print(f"== demo wall time {time.monotonic() - t0:.0f} s")
         if self.failures:
             print("remote execution demo FAILED:\n  " + "\n  ".join(self.failures))

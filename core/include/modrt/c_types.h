@@ -39,9 +39,21 @@ typedef enum {
 
 typedef void* ModrtObjectHandle;
 
+/* ModrtValue.reserved of a number converted from an integer that int64 cannot
+ * hold, so that a callee can refuse it instead of using a wrapped value. Every
+ * other value has reserved = 0. */
+typedef enum {
+  kModrtNumberExact = 0,
+  /* kModrtInt: v_int64 holds the bits of an unsigned value in [2**63, 2**64). */
+  kModrtNumberUnsigned64 = 1,
+  /* kModrtFloat: an integer outside [-2**63, 2**64); v_float64 is the nearest
+   * double (an infinity beyond the double range). */
+  kModrtNumberWideInt = 2,
+} ModrtNumberFlag;
+
 typedef struct {
   int32_t type_code; /* ModrtTypeCode */
-  int32_t reserved;
+  int32_t reserved;  /* ModrtNumberFlag for kModrtInt and kModrtFloat, else 0 */
   union {
     int64_t v_int64;
     double v_float64;

@@ -159,7 +159,7 @@ def _locate_runtime(name: str) -> RuntimeStatus:
     problems = "; ".join(c.problem for c in copies)
     if selected:
         expected = os.path.join(_ffi.package_root(), relative)
-        return RuntimeStatus(selected=True, path=expected, copies=copies, reason=problems or f"{expected} is missing")
+        return RuntimeStatus(selected=True, path=expected, copies=copies, reason=problems or _locate.missing(expected))
     if name not in _selection.HAS_RUNTIME:
         why = (
             f"modrt has no native {name} runtime (its modrt_backend() declares no runtime_srcs); "

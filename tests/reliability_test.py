@@ -1,0 +1,170 @@
+"""A user's mistakes at launch end in a Python exception naming the cause, on
+every backend with a device here (cpu, opencl on PoCL, vulkan on lavapipe,
+webgpu on wgpu-native): never a signal, a hang or a silent wrong result.
+
+Each case runs in its own child process, so a crash or a hang fails the case
+(the parent sees the signal, or the child's timeout) instead of the test run.
+docs/RELIABILITY.md lists the cases with their results.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import reliability_kernels
+
+import modrt_testing
+
+BACKENDS = reliability_kernels.BACKENDS
+
+
+def run_case(kind: str, body: str, env: dict[str, str] | None = None) -> str:
+    """Runs `body` in a fresh interpreter with `k` = the kernels on `kind`;
+    the child must finish normally. Returns its stdout."""
+    reason = reliability_kernels.device_or_skip_reason(kind)
+    if reason:
+        pytest.skip(reason)
+    code = (
+        "import numpy as np\nimport modrt\nimport reliability_kernels as rk\n"
+        f"k = rk.Kernels({kind!r})\n" + textwrap.dedent(body) + "\nprint('case finished')\n"
+    )
+    proc = modrt_testing.run_python(code, env={"PYTHONPATH": modrt_testing.current_pythonpath(), **(env or {})})
+    assert proc.returncode == 0 and "case finished" in proc.stdout, (
+        f"child exited with {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+    )
+    return proc.stdout
+
+
+# ------------------------------------------------------------ 1. scalar ranges
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_scalars_out_of_their_dtype_range_raise_naming_argument_dtype_and_range(kind):
+    run_case(
+        kind,
+        r"""
+        out = modrt.empty((4,), "int32", k.dev)
+        int32_range = r"fill: argument 'v' \(int32\) must be in \[-2147483648, 2147483647\], got "
+        for v in (2**31, -(2**31) - 1, 2**63, 2**64 - 1):
+            rk.expect(OverflowError, int32_range + str(v) + "$", lambda v=v: k.fill(out, v, 4))
+        rk.expect(OverflowError, int32_range + "an integer beyond 64 bits", lambda: k.fill(out, 2**100 + 9, 4))
+        rk.expect(OverflowError, r"fill: argument 'n' \(int32\) must be in", lambda: k.fill(out, 7, 2**32))
+        rk.expect(TypeError, r"fill: argument 'v' \(int32\).*expected int, got float", lambda: k.fill(out, 1.5, 4))
+        # The range's ends are values, passed unchanged.
+        for v in (-(2**31), 2**31 - 1):
+            k.fill(out, v, 4)
+            assert out.numpy().tolist() == [v] * 4, out.numpy()
+        outf = modrt.empty((4,), "float32", k.dev)
+        float32_range = r"fillf: argument 'v' \(float32\) must be in \[-3.4028234663852886e\+38, 3.4028234663852886e\+38\]"
+        for v in (2**200, 1e39, -1e39, 2**2000):
+            rk.expect(OverflowError, float32_range, lambda v=v: k.fillf(outf, v, 4))
+        for v in (3.0e38, float("inf"), 2**100):
+            k.fillf(outf, v, 4)
+            assert outf.numpy().tolist() == [float(np.float32(v))] * 4, outf.numpy()
+        """,
+    )
+
+
+ALL_DTYPES_C = """
+#include <stdint.h>
+#define PUT(name, T) void put_##name(T* o, T v) { o[0] = v; }
+PUT(int8, int8_t) PUT(int16, int16_t) PUT(int32, int32_t) PUT(int64, int64_t)
+PUT(uint8, uint8_t) PUT(uint16, uint16_t) PUT(uint32, uint32_t) PUT(uint64, uint64_t)
+PUT(float16, uint16_t) PUT(float32, float) PUT(float64, double)
+void put_bool(uint8_t* o, _Bool v) { o[0] = v; }
+"""
+
+
+def test_every_int_uint_float_width_and_bool_is_range_checked_on_cpu():
+    """Every scalar dtype takes exactly its range (the check is the core's,
+    the same for every backend; C has every width)."""
+    run_case(
+        "cpu",
+        f"""
+        dtypes = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "float16", "float32", "float64"]
+        signatures = [f"put_{{d}}({{d}}*, {{d}})" for d in dtypes] + ["put_bool(uint8*, bool)"]
+        m = modrt.compile({ALL_DTYPES_C!r}, "cpu", signatures)
+
+        def put(name, dtype, v):
+            o = modrt.empty((1,), dtype)
+            m["put_" + name](o, v)
+            return o.numpy()[0]
+
+        for d in dtypes[:8]:
+            info = np.iinfo(d)
+            assert put(d, d, int(info.min)) == info.min and put(d, d, int(info.max)) == info.max
+            for v in (int(info.min) - 1, int(info.max) + 1):
+                rk.expect(OverflowError, rf"put_{{d}}: argument 1 \\({{d}}\\) must be in \\[{{info.min}}, {{info.max}}\\], got ({{v}}|an integer beyond 64 bits)$",
+                          lambda d=d, v=v: put(d, d, v))
+            rk.expect(TypeError, rf"put_{{d}}: argument 1 \\({{d}}\\)", lambda d=d: put(d, d, 0.5))
+        rk.expect(OverflowError, r"argument 1 \\(uint64\\) must be in .*beyond 64 bits", lambda: put("uint64", "uint64", 2**64))
+        assert put("bool", "uint8", True) == 1 and put("bool", "uint8", False) == 0
+        rk.expect(OverflowError, r"put_bool: argument 1 \\(bool\\) must be in \\[0, 1\\], got 2$", lambda: put("bool", "uint8", 2))
+        assert put("float16", "float16", 65504.0) == 65504.0
+        rk.expect(OverflowError, r"put_float16: argument 1 \\(float16\\) must be in \\[-65504, 65504\\] or inf/nan, got 70000$",
+                  lambda: put("float16", "float16", 70000.0))
+        assert put("float64", "float64", 2**1000) == 2.0**1000
+        rk.expect(OverflowError, r"\\(float64\\) must be in", lambda: put("float64", "float64", 2**1100))
+        assert np.isnan(put("float32", "float32", float("nan")))
+        """,
+    )
+
+
+# ------------------------------------------------------------ 3. launch limits
+
+
+@pytest.mark.parametrize("kind", [b for b in BACKENDS if b != "cpu"])
+def test_grid_and_block_over_the_device_limits_raise_one_value_error_naming_the_limit(kind):
+    """cpu kernels take no launch parameters; every device backend checks
+    before its driver sees the launch (OpenCL: PoCL would trap or run 2**37
+    work items), in the same words."""
+    run_case(
+        kind,
+        r"""
+        out = modrt.empty((64,), "int32", k.dev)
+        limit = r" exceeds the device's limit of \d+ \([A-Za-z_\[\]0-9 -]+, .+\)$"
+        for grid in (2**31, 2**32):
+            rk.expect(ValueError, rf"^fill: blockIdx\.x = {grid}" + limit, lambda g=grid: k.fill(out, 1, 64, grid=g, block=1))
+        rk.expect(ValueError, r"^fill: blockIdx\.x( \* threadIdx\.x)? = \d+" + limit,
+                  lambda: k.fill(out, 1, 64, grid=2**26, block=64))
+        rk.expect(ValueError, r"^fill: (threadIdx\.x|threads per block) = 100000" + limit,
+                  lambda: k.fill(out, 1, 64, grid=1, block=100000))
+        block = k.dev.max_threads_per_block
+        rk.expect(ValueError, rf"^fill: (threadIdx\.x|threads per block) = {2 * block}" + limit,
+                  lambda: k.fill(out, 1, 64, grid=1, block=2 * block))
+        # Nothing ran, and the device goes on working.
+        k.fill(out, 5, 64, grid=1, block=64)
+        assert out.numpy().tolist() == [5] * 64
+        """,
+    )
+
+
+# ------------------------------------------------------------ 2. read-only tensors
+
+
+def test_a_read_only_tensor_is_refused_where_the_kernel_may_write_it():
+    """Read-only tensors come from read-only host memory (DLPack's read-only
+    flag), so on cpu; device tensors are modrt's own and writable, and a host
+    tensor passed to a device kernel is refused for its device already."""
+    run_case(
+        "cpu",
+        r"""
+        frozen = np.arange(8, dtype="int32")
+        frozen.flags.writeable = False
+        t = modrt.from_dlpack(frozen)
+        assert t.read_only
+        rk.expect(ValueError, r"^fill: argument 'out' is a read-only tensor, but the kernel may write it", lambda: k.fill(t, 1, 8))
+        rk.expect(ValueError, r"^copy: argument 'dst' is a read-only tensor", lambda: k.copy(t, t, 8))
+        assert frozen.tolist() == list(range(8)), frozen
+        # Declared const: read, never written, so accepted.
+        out = modrt.empty((8,), "int32")
+        k.copy(t, out, 8)
+        assert out.numpy().tolist() == list(range(8))
+        # Unnamed arguments are named by position.
+        m = modrt.compile("void put(int* o) { o[0] = 1; }", "cpu", ["put(int32*)"])
+        rk.expect(ValueError, r"^put: argument 0 is a read-only tensor", lambda: m["put"](t))
+        assert frozen[0] == 0
+        """,
+    )
