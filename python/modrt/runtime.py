@@ -424,7 +424,7 @@ def _parameter_names(signature: str) -> list[str]:
     (blockIdx.x as blockIdx_x). An unnamed argument can be passed by position only."""
     if not signature:
         return []
-    from ._codegen import parse_signature
+    from ._signature import parse_signature
 
     _, args, tags = parse_signature(signature)
     passed = [a.name or f"<argument {i}>" for i, a in enumerate(args) if not a.launch_tag]

@@ -34,6 +34,36 @@ FORWARD_TO_GLIBC_2_2_5(int, pthread_once, (int* once, void (*init)(void)), (once
 FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_rdlock, (void* lock), (lock))
 FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_wrlock, (void* lock), (lock))
 FORWARD_TO_GLIBC_2_2_5(int, pthread_rwlock_unlock, (void* lock), (lock))
+FORWARD_TO_GLIBC_2_2_5(int, pthread_create,
+                       (void* thread, const void* attr, void* (*start)(void*), void* arg),
+                       (thread, attr, start, arg))
+FORWARD_TO_GLIBC_2_2_5(int, pthread_detach, (unsigned long thread), (thread))
+
+/* std::condition_variable's timed waits on the steady clock call
+ * pthread_cond_clockwait (2.30). Before it, libstdc++ waited with the
+ * condition's own clock (realtime): the same here, the deadline moved from
+ * the given clock to the realtime clock. */
+struct modrt_timespec {
+  long tv_sec;
+  long tv_nsec;
+};
+int clock_gettime(int clock, struct modrt_timespec* now);
+int modrt_compat_pthread_cond_timedwait(void* cond, void* mutex,
+                                        const struct modrt_timespec* deadline);
+__asm__(".symver modrt_compat_pthread_cond_timedwait,pthread_cond_timedwait@GLIBC_2.3.2");
+HIDDEN int pthread_cond_clockwait(void* cond, void* mutex, int clock,
+                                  const struct modrt_timespec* deadline) {
+  enum { kRealtime = 0, kNanosPerSecond = 1000000000 };
+  struct modrt_timespec now_given, now_real, real_deadline;
+  clock_gettime(clock, &now_given);
+  clock_gettime(kRealtime, &now_real);
+  long long left = (long long)(deadline->tv_sec - now_given.tv_sec) * kNanosPerSecond +
+                   (deadline->tv_nsec - now_given.tv_nsec);
+  long long at = (long long)now_real.tv_sec * kNanosPerSecond + now_real.tv_nsec + left;
+  real_deadline.tv_sec = (long)(at / kNanosPerSecond);
+  real_deadline.tv_nsec = (long)(at % kNanosPerSecond);
+  return modrt_compat_pthread_cond_timedwait(cond, mutex, &real_deadline);
+}
 
 /* The stat family became real symbols in 2.33; before, each was an __xstat
  * function with a version argument (1 on x86_64, where stat64 is stat). */
