@@ -111,7 +111,7 @@ def signature(manifest: dict, kernel: dict) -> str:
     types = []
     for arg in kernel["args"]:
         if "buffer" in arg:
-            types.append(manifest["buffers"][arg["buffer"]]["dtype"] + "*")
+            types.append(arg["dtype"] + "*")
         else:
             types.append(arg["dtype"])
     return f"{kernel['name']}({', '.join(types)}; {LAUNCH_TAGS})"
@@ -145,20 +145,39 @@ def scalar_value(arg: dict) -> Any:
     return float("inf") if arg["value"] == "inf" else arg["value"]
 
 
+def as_declared(data: np.ndarray, dtype: str) -> np.ndarray:
+    """The bytes of `data` as the element type a kernel declares (tinygrad
+    passes half as ushort, and packs bytes into u32 in WGSL), zero-padded to
+    whole elements."""
+    raw = np.frombuffer(data.tobytes(), np.uint8)
+    size = np.dtype(dtype).itemsize
+    return np.concatenate([raw, np.zeros(-len(raw) % size, np.uint8)]).view(dtype)
+
+
 def run_case(manifest: dict, modules: dict[str, Any], dev: Any) -> None:
     inputs = {name: make_input(recipe) for name, recipe in manifest["inputs"].items()}
+    # Each buffer holds the element type of the first kernel argument it is.
+    declared = {}
+    for kernel in manifest["kernels"]:
+        for arg in kernel["args"]:
+            if "buffer" in arg:
+                declared.setdefault(arg["buffer"], arg["dtype"])
     tensors = {}
     for name, buf in manifest["buffers"].items():
+        data = inputs[name] if buf["role"] == "input" else np.zeros(buf["shape"], buf["dtype"])
+        device_data = as_declared(data, declared[name])
         if buf["role"] == "input":
-            tensors[name] = modrt.tensor(inputs[name], dev)
+            tensors[name] = modrt.tensor(device_data, dev)
         else:
-            tensors[name] = modrt.empty(tuple(buf["shape"]), buf["dtype"], dev)
+            tensors[name] = modrt.empty(device_data.shape, declared[name], dev)
     for kernel in manifest["kernels"]:
         args = [tensors[a["buffer"]] if "buffer" in a else scalar_value(a) for a in kernel["args"]]
         modules[kernel["source"]][kernel["name"]](*args, *kernel["grid"], *kernel["block"])
     scope = {"np": np, "conv2d_nchw": conv2d_nchw, **inputs, **manifest["vars"]}
     expected = np.asarray(eval(manifest["expected"]["out"], scope))
-    got = tensors["out"].numpy().reshape(-1)[: expected.size].reshape(expected.shape)
+    out = manifest["buffers"]["out"]
+    got = np.frombuffer(tensors["out"].numpy().tobytes(), out["dtype"], int(np.prod(out["shape"])))
+    got = got[: expected.size].reshape(expected.shape)
     np.testing.assert_allclose(
         got.astype(np.float64), expected.astype(np.float64), rtol=manifest["rtol"], atol=manifest["atol"]
     )

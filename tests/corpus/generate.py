@@ -292,6 +292,15 @@ def tinygrad_render(fmt: str) -> None:
                 if entry["role"] == "intermediate":
                     entry["dtype"] = tinygrad_dtype(param.dtype)
                     entry["shape"] = [int(np.prod(param.max_shape))]
+            # The element types the kernel declares, after the renderer's own
+            # lowering (half as ushort where the target has no fp16).
+            if fmt == "wgsl":
+                declared = wgsl_storage_types(ast.src[2].arg)
+            else:
+                rendered = [u for u in ast.src[1].src if u.op.name == "PARAM" and u.arg.slot in info.globals]
+                rendered.sort(key=lambda u: u.arg.slot)
+                declared = [tinygrad_dtype(u.dtype) for u in rendered]
+            set_declared_types(args, declared)
             if local_size is None:
                 # No local size: global_size counts work-items and the driver picks
                 # the work-group; one work-item per group is a launch of the same items.
@@ -491,7 +500,10 @@ def tvm_render(fmt: str) -> None:
         host_mod, device_mods = split_host_device_mods(pipeline(lowered))
         params = {
             gv.name_hint: [
-                (p.name, "handle" if isinstance(p.ty, tvm.ir.PointerType) else str(p.ty.dtype)) for p in fn.params
+                (p.name, "handle", str(p.ty.element_type.dtype))
+                if isinstance(p.ty, tvm.ir.PointerType)
+                else (p.name, str(p.ty.dtype), "")
+                for p in fn.params
             ]
             for dmod in device_mods.values()
             for gv, fn in dmod.functions.items()
@@ -509,7 +521,7 @@ def tvm_render(fmt: str) -> None:
         kernels = []
         for index, (name, arg_exprs, tags, extents) in enumerate(tvm_launches(host_mod.script())):
             args: list[dict] = []
-            for (pname, pdtype), expr in zip(params[name], arg_exprs):
+            for (pname, pdtype, _), expr in zip(params[name], arg_exprs):
                 if pdtype == "handle":
                     buffer = pname.removesuffix("_ptr")
                     if buffer not in dtypes:
@@ -529,10 +541,33 @@ def tvm_render(fmt: str) -> None:
             source = per_function[name] if fmt == "wgsl" else text
             if fmt == "wgsl":
                 args = wgsl_pod_args(source, args, grid)
+                set_declared_types(args, wgsl_storage_types(source))
+            else:
+                set_declared_types(args, [element for _, kind, element in params[name] if kind == "handle"])
             filename = f"{index}_{name}.{EXTENSION[fmt]}" if fmt == "wgsl" else f"{case.name}.{EXTENSION[fmt]}"
             kernels.append({"name": name, "source": filename, "args": args, "grid": grid, "block": block})
         sources = {k["source"]: (per_function[k["name"]] if fmt == "wgsl" else text) for k in kernels}
         write_case("tvm", case, fmt, kernels, buffers, sources)
+
+
+WGSL_STORAGE = re.compile(r"@binding\((\d+)\)\s*var<storage[^>]*>\s*\w+\s*:\s*array<(?:atomic<)?(\w+)>")
+
+
+def wgsl_storage_types(source: str) -> list[str]:
+    """The element types of a WGSL shader's storage buffers, in binding order."""
+    bindings = sorted((int(binding), WGSL_SCALAR[element]) for binding, element in WGSL_STORAGE.findall(source))
+    return [element for _, element in bindings]
+
+
+def set_declared_types(args: list[dict], declared: list[str]) -> None:
+    """Records on each buffer argument the element type the kernel declares
+    for it, which may differ from the data's (tinygrad passes half as ushort
+    where the target has no fp16, and packs bytes into u32 in WGSL)."""
+    buffer_args = [a for a in args if "buffer" in a]
+    if len(buffer_args) != len(declared):
+        raise ValueError(f"{len(buffer_args)} buffer arguments, but the kernel declares {len(declared)} buffers")
+    for arg, dtype in zip(buffer_args, declared):
+        arg["dtype"] = dtype
 
 
 def split_tvm_source(text: str, fmt: str) -> dict[str, str]:
