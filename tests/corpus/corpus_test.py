@@ -63,17 +63,25 @@ def webgpu_has_f16() -> bool:
     return dev.exist and bool(dev.attr("supports_float16"))
 
 
+def cuda_headers_given() -> bool:
+    """Whether modrt gives NVRTC the CUDA headers (issue 26, item 2) and finds them here."""
+    from modrt.backend.cuda import nvrtc
+
+    header_dirs = getattr(nvrtc, "header_dirs", None)
+    return header_dirs is not None and bool(header_dirs())
+
+
 def known_gap(compiler: str, sources: dict[str, str]) -> Gap | None:
     def uses(text: str) -> bool:
         return any(text in source for source in sources.values())
 
-    if TARGET == "webgpu" and compiler == "tinygrad":
+    if TARGET == "webgpu" and compiler == "tinygrad" and not REFLECTION:
         return TINYGRAD_WGSL, ValueError
     if TARGET == "webgpu" and uses("enable f16;") and not webgpu_has_f16():
         return "the WebGPU adapter here has no shader-f16, which the kernel enables", modrt.CompileError
     if TARGET == "opencl" and uses("cl_khr_fp16") and uses("#error"):
         return "PoCL's CPU device here has no cl_khr_fp16; TVM's half kernel stops with #error", modrt.CompileError
-    if TARGET == "cuda":
+    if TARGET == "cuda" and not cuda_headers_given():
         for header in ("cuda/std/", "cuda_fp16.h", "cuda_bf16.h"):
             if uses(f"#include <{header}"):
                 return CUDA_HEADERS.format(header=header), modrt.CompileError
