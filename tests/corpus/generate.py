@@ -8,6 +8,8 @@ Run on the host (not under Bazel), in a venv with the pinned compilers:
 
 tinygrad's CUDA renderer loads NVRTC when it is made (it renders without a GPU);
 the toolchain root has one at opt/modrt/pip/nvidia/cuda_nvrtc/lib/libnvrtc.so.12.
+CORPUS_TVM_ONLY=1 regenerates only TVM's part (a minute; tinygrad's needs NVRTC).
+The output is deterministic: a rerun leaves the checked-in files unchanged.
 
 Neither compiler needs a device: tinygrad renders on its NULL device
 (DEV=NULL:<renderer>; the NULL device runs nothing), and the launches it would
@@ -19,8 +21,10 @@ tests/corpus/<compiler>/<case>/<format>/ holds the kernels exactly as emitted
 and manifest.json:
 
 - kernels: in launch order; each with its source file, entry name, args in the
-  compiler's own order ({"buffer": name} or {"scalar": name, "dtype", "value"}),
-  grid (blocks per dimension) and block (threads per block), as modrt launches;
+  compiler's own order ({"buffer": name, "dtype": the element type the kernel
+  declares} or {"scalar": name, "dtype", "value"}; hidden ones included:
+  tinygrad's WGSL INFINITY uniform, TVM's WGSL packGridDimX), grid (blocks per
+  dimension) and block (threads per block), as modrt launches;
 - buffers: name -> dtype, shape, role (input, output, intermediate);
 - inputs: name -> the seeded recipe (see corpus_test.make_input);
 - expected: output name -> a numpy expression over the inputs and vars
