@@ -224,7 +224,11 @@ def _wgpu_device() -> tuple[Any, str]:
         if adapter is None:
             why = "wgpu found no adapter (no Vulkan, Metal, D3D12 or GL driver here)"
         else:
-            device = adapter.request_device_sync()
+            # The features the WebGPU runtime asks for (webgpu_device.cc), so
+            # that naga accepts what the runtime runs (`enable f16;`).
+            device = adapter.request_device_sync(
+                required_features=[f for f in ("shader-f16",) if f in adapter.features]
+            )
     except ImportError:
         why = "the `wgpu` Python package (wgpu-native, whose naga validates WGSL) is not installed"
     except Exception as e:  # noqa: BLE001 - any failure of a driver means "cannot check here"

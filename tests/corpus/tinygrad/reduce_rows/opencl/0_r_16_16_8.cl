@@ -1,0 +1,22 @@
+__kernel void r_16_16_8(__global float* data0_16, __global float* data1_2048) {
+  float buf0[1];
+  float buf1[1];
+  __attribute__ ((aligned (16))) __local float buf2[16];
+  int gidx0 = get_group_id(0); /* 16 */
+  int lidx0 = get_local_id(0); /* 16 */
+  *(buf0+0) = 0.0f;
+  for (int Ridx0 = 0; Ridx0 < 8; Ridx0++) {
+    float val0 = (*(data1_2048+((lidx0<<3)+Ridx0+(gidx0<<7))));
+    *(buf0+0) = ((*(buf0+0))+val0);
+  }
+  *(buf2+lidx0) = (*(buf0+0));
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *(buf1+0) = 0.0f;
+  for (int Ridx102 = 0; Ridx102 < 16; Ridx102++) {
+    float val1 = (*(buf2+Ridx102));
+    *(buf1+0) = ((*(buf1+0))+val1);
+  }
+  if ((lidx0==0)) {
+    *(data0_16+gidx0) = (*(buf1+0));
+  }
+}

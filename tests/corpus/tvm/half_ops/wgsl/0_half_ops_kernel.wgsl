@@ -1,0 +1,24 @@
+enable f16;
+
+@group(0) @binding(0) var<storage, read> a_ptr : array<f16>;
+@group(0) @binding(1) var<storage, read_write> out_ptr : array<f16>;
+
+struct PODArgs {
+  packGridDimX: u32
+}
+@group(0) @binding(2) var<uniform> podArgs : PODArgs;
+
+@compute @workgroup_size(256, 1, 1)
+fn half_ops_kernel(
+  @builtin(workgroup_id) blockIdx : vec3<u32>,
+  @builtin(num_workgroups) gridDim : vec3<u32>,
+  @builtin(local_invocation_id) threadIdx : vec3<u32>
+) {
+  if (blockIdx.z * gridDim.x + blockIdx.x > podArgs.packGridDimX) { return; }
+  let v__1 : i32 = i32(blockIdx.z * gridDim.x + blockIdx.x);
+  if (i32(threadIdx.x) < 64i) {
+    out_ptr[i32(threadIdx.x)] = fma(a_ptr[i32(threadIdx.x)], 2.000000e+00h, 1.000000e+00h);
+  }
+}
+
+
