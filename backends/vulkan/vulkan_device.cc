@@ -113,8 +113,9 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
     auto buf = std::make_unique<Buffer>();
     auto info = Make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
     info.size = std::max<size_t>(nbytes, 4);  // zero-sized buffers are invalid
-    info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    // A uniform buffer too: a shader's uniform block binds a tensor.
+    info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     MODRT_VK_CHECK(vk.vkCreateBuffer(d.device, &info, nullptr, &buf->buffer),
                    StrCat("creating a buffer of ", nbytes, " bytes"));
@@ -248,7 +249,7 @@ Slot Workspace::AcquireSlot(Device& d) {
 
 void Workspace::ReleaseUnsubmitted(Device& d, Slot& s) {
   s.recorded = false;
-  s.set = VK_NULL_HANDLE;  // may be half written
+  s.sets.clear();  // may be half written
   if (d.free.size() < kMaxFreeSlots) {
     d.free.push_back(std::move(s));
   } else {

@@ -38,17 +38,19 @@ struct Slot {
   VkCommandBuffer cmd = VK_NULL_HANDLE;  // from Device::commands
   VkFence fence = VK_NULL_HANDLE;        // unsignaled while the slot is free
   VkDescriptorPool descriptors = VK_NULL_HANDLE;
-  uint32_t descriptor_capacity = 0;  // storage buffers the pool holds (one set)
-  // The set allocated from `descriptors` and what it was written with; valid
-  // while `generation` equals the device's (bumped when buffers or pipelines
-  // are destroyed, whose handles may then be reused).
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  uint32_t descriptor_capacity = 0;  // descriptors of each buffer type the pool holds
+  uint32_t set_capacity = 0;         // sets the pool holds
+  // The sets allocated from `descriptors` (one per set number of the
+  // pipeline layout) and what they were written with; valid while
+  // `generation` equals the device's (bumped when buffers or pipelines are
+  // destroyed, whose handles may then be reused).
+  std::vector<VkDescriptorSet> sets;
+  VkPipelineLayout sets_layout = VK_NULL_HANDLE;
   std::vector<VkBuffer> bound;
   // What `cmd` holds when `recorded`: a complete recording of this dispatch.
   bool recorded = false;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  VkDescriptorSet recorded_set = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSet> recorded_sets;
   std::array<uint32_t, 3> grid{};
   std::vector<uint8_t> constants;
   uint64_t generation = 0;

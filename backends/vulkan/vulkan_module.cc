@@ -24,34 +24,89 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 namespace {
 
-// The push-constant layout of a function's scalar arguments.
-struct PushLayout {
-  std::vector<uint32_t> offsets;  // per argument (scalars only)
-  uint32_t size = 0;              // whole block, a multiple of 4
+// "float32", "int8", ...: as spirv_scan.h spells a SPIR-V scalar type.
+std::string DTypeName(DLDataType t) {
+  const char* code = t.code == kDLInt ? "int" : t.code == kDLUInt ? "uint" : t.code == kDLFloat ? "float" : "?";
+  std::string name = StrCat(code, static_cast<int>(t.bits));
+  if (t.lanes != 1) name += StrCat("x", static_cast<int>(t.lanes));
+  return name;
+}
+
+// Where each argument of a function goes, read from its shader: the i-th
+// buffer argument binds the i-th buffer binding in (set, binding) order; the
+// j-th scalar argument fills the j-th member of the push-constant block.
+struct ArgLayout {
+  struct Bound {
+    uint32_t set;
+    uint32_t binding;
+    VkDescriptorType type;
+  };
+  std::vector<Bound> buffers;     // per buffer argument
+  std::vector<uint32_t> offsets;  // per argument: push-constant offset (scalars only)
+  uint32_t push_size = 0;
+  uint32_t set_count = 0;         // descriptor sets of the pipeline layout: 0 .. highest set
+  uint32_t storage_count = 0, uniform_count = 0;
 };
 
-PushLayout LayoutPushConstants(const FunctionInfo& info) {
-  PushLayout p;
-  p.offsets.assign(info.args.size(), 0);
-  uint32_t offset = 0;
-  for (size_t i = 0; i < info.args.size(); ++i) {
-    if (info.args[i].is_buffer) continue;
-    const uint32_t bytes = info.args[i].dtype.bits / 8 * info.args[i].dtype.lanes;
-    offset = (offset + bytes - 1) / bytes * bytes;
-    p.offsets[i] = offset;
-    offset += bytes;
+ArgLayout LayoutArguments(const FunctionInfo& info, const ShaderInfo& shader) {
+  ArgLayout layout;
+  layout.offsets.assign(info.args.size(), 0);
+  size_t buffer_args = 0, scalar_args = 0;
+  for (const ArgInfo& a : info.args) (a.is_buffer ? buffer_args : scalar_args)++;
+  std::string bound;
+  for (const SpirvBinding& b : shader.bindings) {
+    bound += StrCat(bound.empty() ? "" : ", ", "set ", b.set, " binding ", b.binding);
+    if (b.kind == SpirvBinding::Kind::kOther) {
+      Fail("ValueError", info.name, ": its shader binds ", b.what, " at set ", b.set, " binding ",
+           b.binding, "; modrt binds storage buffers and uniform blocks only");
+    }
   }
-  p.size = (offset + 3) / 4 * 4;
-  return p;
+  if (buffer_args != shader.bindings.size()) {
+    Fail("ValueError", info.name, ": its signature has ", buffer_args,
+         " buffer arguments, but its shader binds ", shader.bindings.size(), " buffers",
+         bound.empty() ? "" : StrCat(" (", bound, ")"));
+  }
+  if (scalar_args != shader.push.size()) {
+    Fail("ValueError", info.name, ": its signature has ", scalar_args,
+         " scalar arguments, but its shader's push-constant block has ", shader.push.size(),
+         " members");
+  }
+  size_t buffer = 0, scalar = 0;
+  for (size_t i = 0; i < info.args.size(); ++i) {
+    const ArgInfo& a = info.args[i];
+    if (a.is_buffer) {
+      const SpirvBinding& b = shader.bindings[buffer++];
+      const bool uniform = b.kind == SpirvBinding::Kind::kUniformBuffer;
+      layout.buffers.push_back({b.set, b.binding,
+                                uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                        : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER});
+      (uniform ? layout.uniform_count : layout.storage_count)++;
+      layout.set_count = std::max(layout.set_count, b.set + 1);
+      continue;
+    }
+    const SpirvPushMember& m = shader.push[scalar++];
+    if (m.dtype != DTypeName(a.dtype)) {
+      Fail("ValueError", info.name, ": argument ", i, " is ", DTypeName(a.dtype),
+           ", but push constant ", m.name.empty() ? "" : StrCat("'", m.name, "' "), "(offset ",
+           m.offset, ") is ", m.type);
+    }
+    layout.offsets[i] = m.offset;
+  }
+  layout.push_size = shader.push_size;
+  return layout;
 }
+
+// The specialization constant that dyn_shared_mem sets (bytes).
+constexpr uint32_t kDynSharedSpecId = 3;
 
 // One compute pipeline: a function specialised for one workgroup size and
 // dynamic shared memory size on one device.
 struct Pipeline {
   VkShaderModule shader = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSetLayout> set_layouts;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
+  ArgLayout args;
 };
 
 class VulkanModule final : public PayloadModule {
@@ -103,15 +158,15 @@ class VulkanModule final : public PayloadModule {
       }
     }
     const Pipeline& p = GetPipeline(device_id, d, info, k.launch);
-    const PushLayout push = LayoutPushConstants(info);
-    std::vector<uint8_t> constants(push.size, 0);
+    const ArgLayout& layout = p.args;
+    std::vector<uint8_t> constants(layout.push_size, 0);
     std::vector<VkDescriptorBufferInfo> buffers;
     for (size_t i = 0; i < info.args.size(); ++i) {
       if (info.args[i].is_buffer) {
         buffers.push_back(
             {static_cast<const Buffer*>(k.buffers[i]->data)->buffer, 0, VK_WHOLE_SIZE});
       } else {
-        std::memcpy(constants.data() + push.offsets[i], k.ptrs[i], k.sizes[i]);
+        std::memcpy(constants.data() + layout.offsets[i], k.ptrs[i], k.sizes[i]);
       }
     }
 
@@ -129,38 +184,42 @@ class VulkanModule final : public PayloadModule {
       }
     } cleanup{ws, d, s};
     if (s.generation != d.generation) {
-      s.set = VK_NULL_HANDLE;
+      s.sets.clear();
       s.recorded = false;
       s.generation = d.generation;
     }
 
-    // The descriptor set: kept when the slot's set already binds these buffers
-    // for this layout, else the pool is reset (grown if need be) and a set written.
+    // The descriptor sets: kept when the slot's sets already bind these
+    // buffers for this layout, else the pool is reset (grown if need be) and
+    // the sets written.
     bool rewritten = false;
     if (!buffers.empty()) {
       const bool same =
-          s.set != VK_NULL_HANDLE && s.set_layout == p.set_layout &&
-          s.bound.size() == buffers.size() &&
+          !s.sets.empty() && s.sets_layout == p.layout && s.bound.size() == buffers.size() &&
           std::equal(buffers.begin(), buffers.end(), s.bound.begin(),
                      [](const VkDescriptorBufferInfo& b, VkBuffer v) { return b.buffer == v; });
       if (!same) {
         rewritten = true;
-        s.set = VK_NULL_HANDLE;
+        s.sets.clear();
         s.recorded = false;
-        if (s.descriptor_capacity < buffers.size()) {
+        const uint32_t wanted = std::max(layout.storage_count, layout.uniform_count);
+        if (s.descriptor_capacity < wanted || s.set_capacity < layout.set_count) {
           if (s.descriptors) vk.vkDestroyDescriptorPool(d.device, s.descriptors, nullptr);
           s.descriptors = VK_NULL_HANDLE;
-          s.descriptor_capacity = 0;
-          const uint32_t capacity = std::max<uint32_t>(static_cast<uint32_t>(buffers.size()), 8);
-          VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity};
+          s.descriptor_capacity = s.set_capacity = 0;
+          const uint32_t capacity = std::max<uint32_t>(wanted, 8);
+          const uint32_t set_capacity = std::max<uint32_t>(layout.set_count, 4);
+          VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, capacity},
+                                          {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, capacity}};
           auto pool =
               Make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
-          pool.maxSets = 1;
-          pool.poolSizeCount = 1;
-          pool.pPoolSizes = &size;
+          pool.maxSets = set_capacity;
+          pool.poolSizeCount = 2;
+          pool.pPoolSizes = sizes;
           MODRT_VK_CHECK(vk.vkCreateDescriptorPool(d.device, &pool, nullptr, &s.descriptors),
                          "creating a descriptor pool");
           s.descriptor_capacity = capacity;
+          s.set_capacity = set_capacity;
         } else {
           MODRT_VK_CHECK(vk.vkResetDescriptorPool(d.device, s.descriptors, 0),
                          "resetting a descriptor pool");
@@ -168,29 +227,30 @@ class VulkanModule final : public PayloadModule {
         auto alloc =
             Make<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
         alloc.descriptorPool = s.descriptors;
-        alloc.descriptorSetCount = 1;
-        alloc.pSetLayouts = &p.set_layout;
-        VkDescriptorSet set = VK_NULL_HANDLE;
-        MODRT_VK_CHECK(vk.vkAllocateDescriptorSets(d.device, &alloc, &set),
-                       "allocating a descriptor set");
+        alloc.descriptorSetCount = layout.set_count;
+        alloc.pSetLayouts = p.set_layouts.data();
+        std::vector<VkDescriptorSet> sets(layout.set_count, VK_NULL_HANDLE);
+        MODRT_VK_CHECK(vk.vkAllocateDescriptorSets(d.device, &alloc, sets.data()),
+                       "allocating descriptor sets");
         std::vector<VkWriteDescriptorSet> writes(buffers.size());
         for (size_t b = 0; b < buffers.size(); ++b) {
           writes[b] = Make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
-          writes[b].dstSet = set;
-          writes[b].dstBinding = static_cast<uint32_t>(b);
+          writes[b].dstSet = sets[layout.buffers[b].set];
+          writes[b].dstBinding = layout.buffers[b].binding;
           writes[b].descriptorCount = 1;
-          writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+          writes[b].descriptorType = layout.buffers[b].type;
           writes[b].pBufferInfo = &buffers[b];
         }
         vk.vkUpdateDescriptorSets(d.device, static_cast<uint32_t>(writes.size()), writes.data(), 0,
                                   nullptr);
-        s.set = set;
-        s.set_layout = p.set_layout;
+        s.sets = std::move(sets);
+        s.sets_layout = p.layout;
         s.bound.clear();
         for (const auto& b : buffers) s.bound.push_back(b.buffer);
       }
     }
-    const VkDescriptorSet set = buffers.empty() ? VK_NULL_HANDLE : s.set;
+    const std::vector<VkDescriptorSet> no_sets;
+    const std::vector<VkDescriptorSet>& sets = buffers.empty() ? no_sets : s.sets;
 
     // The recording: re-submitted as it is when the slot last recorded this
     // very dispatch (pipeline, bindings, push constants, grid).
@@ -198,7 +258,7 @@ class VulkanModule final : public PayloadModule {
                                        static_cast<uint32_t>(k.launch.grid[1]),
                                        static_cast<uint32_t>(k.launch.grid[2])};
     const bool replay = s.recorded && !rewritten && s.pipeline == p.pipeline &&
-                        s.recorded_set == set && s.grid == grid && s.constants == constants;
+                        s.recorded_sets == sets && s.grid == grid && s.constants == constants;
     if (!replay) {
       s.recorded = false;
       // Begin resets the buffer (the pool allows it); no ONE_TIME_SUBMIT: it may be replayed.
@@ -213,12 +273,12 @@ class VulkanModule final : public PayloadModule {
                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, nullptr, 0,
                               nullptr);
       vk.vkCmdBindPipeline(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-      if (set) {
-        vk.vkCmdBindDescriptorSets(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0,
-                                   nullptr);
+      if (!sets.empty()) {
+        vk.vkCmdBindDescriptorSets(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
+                                   static_cast<uint32_t>(sets.size()), sets.data(), 0, nullptr);
       }
-      if (push.size > 0) {
-        vk.vkCmdPushConstants(s.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push.size,
+      if (layout.push_size > 0) {
+        vk.vkCmdPushConstants(s.cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, layout.push_size,
                               constants.data());
       }
       vk.vkCmdDispatch(s.cmd, grid[0], grid[1], grid[2]);
@@ -231,7 +291,7 @@ class VulkanModule final : public PayloadModule {
       MODRT_VK_CHECK(vk.vkEndCommandBuffer(s.cmd), "recording a launch");
       s.recorded = true;
       s.pipeline = p.pipeline;
-      s.recorded_set = set;
+      s.recorded_sets = sets;
       s.grid = grid;
       s.constants = constants;
     }
@@ -266,25 +326,31 @@ class VulkanModule final : public PayloadModule {
     if (found != pipelines_.end()) return *found->second;
 
     const std::string& code = payload().smap.at(info.name);
-    const ShaderInfo shader = ScanSpirv(info.name, code);
+    ShaderInfo shader;
+    try {
+      shader = ScanSpirv(info.name, code);
+    } catch (const SpirvError& e) {
+      Fail("ValueError", e.what());
+    }
     const VkPhysicalDeviceLimits& limits = d.caps.props.limits;
-    int64_t threads = 1;
+    std::array<uint32_t, 3> block = shader.size;  // the workgroup size this pipeline runs
     for (int a = 0; a < 3; ++a) {
       const char axis = "xyz"[a];
-      if (has_block[a] && shader.fixed_size && launch.block[a] != shader.size[a]) {
+      if (has_block[a] && shader.size_spec_id[a] < 0 && launch.block[a] != shader.size[a]) {
         Fail("ValueError", info.name, ": its shader fixes the workgroup size at (", shader.size[0],
              ", ", shader.size[1], ", ", shader.size[2], "), but threadIdx.", axis, " = ",
              launch.block[a], "; declare layout(local_size_", axis, "_id = ", a,
              ") to set it at launch");
       }
-      if (launch.block[a] > limits.maxComputeWorkGroupSize[a]) {
-        Fail("ValueError", LaunchLimitExceeded(info.name, StrCat("threadIdx.", axis),
-                                               launch.block[a], limits.maxComputeWorkGroupSize[a],
+      if (has_block[a]) block[a] = static_cast<uint32_t>(launch.block[a]);
+      if (block[a] > limits.maxComputeWorkGroupSize[a]) {
+        Fail("ValueError", LaunchLimitExceeded(info.name, StrCat("threadIdx.", axis), block[a],
+                                               limits.maxComputeWorkGroupSize[a],
                                                StrCat("maxComputeWorkGroupSize[", a, "]"),
                                                d.caps.props.deviceName));
       }
-      threads *= has_block[a] || !shader.fixed_size ? launch.block[a] : shader.size[a];
     }
+    const int64_t threads = int64_t{block[0]} * block[1] * block[2];
     if (threads > limits.maxComputeWorkGroupInvocations) {
       Fail("ValueError",
            LaunchLimitExceeded(info.name, "threads per block", threads,
@@ -296,59 +362,78 @@ class VulkanModule final : public PayloadModule {
            " bytes of shared memory exceed the device's limit of ",
            limits.maxComputeSharedMemorySize);
     }
-    const PushLayout push = LayoutPushConstants(info);
-    if (push.size > limits.maxPushConstantsSize) {
-      Fail("ValueError", info.name, ": its scalar arguments take ", push.size,
+    auto p = std::make_unique<Pipeline>();
+    p->args = LayoutArguments(info, shader);
+    const ArgLayout& args = p->args;
+    if (args.push_size > limits.maxPushConstantsSize) {
+      Fail("ValueError", info.name, ": its scalar arguments take ", args.push_size,
            " bytes of push constants; the device allows ", limits.maxPushConstantsSize);
+    }
+    if (args.storage_count > limits.maxPerStageDescriptorStorageBuffers) {
+      Fail("ValueError", info.name, " takes ", args.storage_count,
+           " storage buffers; the device allows ", limits.maxPerStageDescriptorStorageBuffers);
+    }
+    if (args.uniform_count > limits.maxPerStageDescriptorUniformBuffers) {
+      Fail("ValueError", info.name, " takes ", args.uniform_count,
+           " uniform blocks; the device allows ", limits.maxPerStageDescriptorUniformBuffers);
+    }
+    if (args.set_count > limits.maxBoundDescriptorSets) {
+      Fail("ValueError", info.name, ": its shader uses descriptor sets 0 to ", args.set_count - 1,
+           "; the device allows ", limits.maxBoundDescriptorSets);
     }
 
     const VkApi& vk = Workspace::Get().vk();
-    auto p = std::make_unique<Pipeline>();
     try {
       auto module = Make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
       module.codeSize = code.size();
       module.pCode = reinterpret_cast<const uint32_t*>(code.data());
       MODRT_VK_CHECK(vk.vkCreateShaderModule(d.device, &module, nullptr, &p->shader),
                      StrCat("loading the SPIR-V of ", info.name));
-      std::vector<VkDescriptorSetLayoutBinding> bindings;
-      for (const ArgInfo& a : info.args) {
-        if (!a.is_buffer) continue;
-        VkDescriptorSetLayoutBinding b{};
-        b.binding = static_cast<uint32_t>(bindings.size());
-        b.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        b.descriptorCount = 1;
-        b.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-        bindings.push_back(b);
+      // One layout per set number up to the highest the shader uses; a set
+      // number it skips gets an empty one.
+      std::vector<std::vector<VkDescriptorSetLayoutBinding>> bindings(args.set_count);
+      for (const ArgLayout::Bound& b : args.buffers) {
+        VkDescriptorSetLayoutBinding binding{};
+        binding.binding = b.binding;
+        binding.descriptorType = b.type;
+        binding.descriptorCount = 1;
+        binding.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+        bindings[b.set].push_back(binding);
       }
-      if (bindings.size() > limits.maxPerStageDescriptorStorageBuffers) {
-        Fail("ValueError", info.name, " takes ", bindings.size(), " buffers; the device allows ",
-             limits.maxPerStageDescriptorStorageBuffers);
+      for (const auto& set_bindings : bindings) {
+        auto set = Make<VkDescriptorSetLayoutCreateInfo>(
+            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+        set.bindingCount = static_cast<uint32_t>(set_bindings.size());
+        set.pBindings = set_bindings.data();
+        p->set_layouts.push_back(VK_NULL_HANDLE);
+        MODRT_VK_CHECK(
+            vk.vkCreateDescriptorSetLayout(d.device, &set, nullptr, &p->set_layouts.back()),
+            "creating a descriptor set layout");
       }
-      auto set = Make<VkDescriptorSetLayoutCreateInfo>(
-          VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
-      set.bindingCount = static_cast<uint32_t>(bindings.size());
-      set.pBindings = bindings.data();
-      MODRT_VK_CHECK(vk.vkCreateDescriptorSetLayout(d.device, &set, nullptr, &p->set_layout),
-                     "creating a descriptor set layout");
-      VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push.size};
+      VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, args.push_size};
       auto layout = Make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
-      layout.setLayoutCount = 1;
-      layout.pSetLayouts = &p->set_layout;
-      layout.pushConstantRangeCount = push.size > 0 ? 1 : 0;
+      layout.setLayoutCount = static_cast<uint32_t>(p->set_layouts.size());
+      layout.pSetLayouts = p->set_layouts.data();
+      layout.pushConstantRangeCount = args.push_size > 0 ? 1 : 0;
       layout.pPushConstantRanges = &range;
       MODRT_VK_CHECK(vk.vkCreatePipelineLayout(d.device, &layout, nullptr, &p->layout),
                      "creating a pipeline layout");
 
+      // The workgroup size through the specialization constants that set it
+      // (whatever their ids), and dyn_shared_mem through constant 3.
       std::vector<VkSpecializationMapEntry> entries;
       std::vector<uint32_t> values;
-      for (uint32_t a = 0; a < 3; ++a) {
-        if (!has_block[a]) continue;
-        entries.push_back({a, static_cast<uint32_t>(values.size() * 4), 4});
-        values.push_back(static_cast<uint32_t>(launch.block[a]));
+      auto specialise = [&](uint32_t id, uint32_t value) {
+        entries.push_back({id, static_cast<uint32_t>(values.size() * 4), 4});
+        values.push_back(value);
+      };
+      for (int a = 0; a < 3; ++a) {
+        if (has_block[a] && shader.size_spec_id[a] >= 0) {
+          specialise(static_cast<uint32_t>(shader.size_spec_id[a]), block[a]);
+        }
       }
-      if (has_dyn_shared) {
-        entries.push_back({3, static_cast<uint32_t>(values.size() * 4), 4});
-        values.push_back(static_cast<uint32_t>(launch.dyn_shared_bytes));
+      if (has_dyn_shared && shader.spec_constant(kDynSharedSpecId) != nullptr) {
+        specialise(kDynSharedSpecId, static_cast<uint32_t>(launch.dyn_shared_bytes));
       }
       VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
                                 values.size() * 4, values.data()};
@@ -380,7 +465,9 @@ class VulkanModule final : public PayloadModule {
     const VkApi& vk = Workspace::Get().vk();
     if (p.pipeline) vk.vkDestroyPipeline(d.device, p.pipeline, nullptr);
     if (p.layout) vk.vkDestroyPipelineLayout(d.device, p.layout, nullptr);
-    if (p.set_layout) vk.vkDestroyDescriptorSetLayout(d.device, p.set_layout, nullptr);
+    for (VkDescriptorSetLayout set : p.set_layouts) {
+      if (set) vk.vkDestroyDescriptorSetLayout(d.device, set, nullptr);
+    }
     if (p.shader) vk.vkDestroyShaderModule(d.device, p.shader, nullptr);
   }
 
