@@ -44,9 +44,14 @@ def test_fallback_inspect_source(fallback):
         fallback.inspect_source("wgsl")
 
 
+def test_the_module_keeps_the_kernel_s_argument_names(fallback):
+    # Read from the SPIR-V on the codegen side: no runtime needed.
+    assert fallback.signature("scale") == "scale(float32* x, float32 alpha, int32 n; blockIdx.x, threadIdx.x)"
+
+
 def test_fallback_bytes_are_the_payload_serialization(fallback):
     spirv = fallback.inspect_source("spirv")
-    payload = modrt.Payload.create("multi-shader", "spirv", [SIGNATURE], shaders={"scale": spirv})
+    payload = modrt.Payload.create("multi-shader", "spirv", [fallback.signature("scale")], shaders={"scale": spirv})
     assert fallback.save_to_bytes() == payload.save()
 
 

@@ -1,12 +1,11 @@
 #include "spirv_scan.h"
 
 #define SPV_ENABLE_UTILITY_CODE  // spv::HasResultAndType
-#include <spirv/unified1/spirv.hpp>
-
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
+#include <spirv/unified1/spirv.hpp>
 #include <sstream>
 #include <utility>
 
@@ -61,7 +60,8 @@ class Module {
     for (const auto& e : entries_) {
       if (e.second == function_) chosen = &e;
     }
-    if (chosen == nullptr && entries_.size() == 1) chosen = &entries_[0];
+    // No name asks for the first (a listing of the entries reads them all).
+    if (chosen == nullptr && (entries_.size() == 1 || function_.empty())) chosen = &entries_[0];
     ShaderInfo info;
     for (const auto& e : entries_) info.entries.push_back(e.second);
     if (chosen == nullptr) {
@@ -100,7 +100,8 @@ class Module {
     };
     switch (in.op) {
       case spv::OpEntryPoint:
-        if (o.size() >= 3 && o[0] == spv::ExecutionModelGLCompute) entries_.emplace_back(o[1], text(2));
+        if (o.size() >= 3 && o[0] == spv::ExecutionModelGLCompute)
+          entries_.emplace_back(o[1], text(2));
         break;
       case spv::OpExecutionMode:
         if (o.size() >= 5 && o[1] == spv::ExecutionModeLocalSize) {
@@ -174,8 +175,7 @@ class Module {
       case spv::OpFunctionParameter:
         if (o.size() >= 2) function_params_[current_function_].push_back(o[1]);
         break;
-      default:
-        break;
+      default: break;
     }
   }
 
@@ -239,7 +239,8 @@ class Module {
       case spv::OpTypeStruct: return "a struct";
       case spv::OpTypeArray:
       case spv::OpTypeRuntimeArray: return "an array of " + Describe(t->ops.at(0));
-      case spv::OpTypeImage: return t->ops.size() >= 6 && t->ops[5] == 2 ? "a storage image" : "a sampled image";
+      case spv::OpTypeImage:
+        return t->ops.size() >= 6 && t->ops[5] == 2 ? "a storage image" : "a sampled image";
       case spv::OpTypeSampler: return "a sampler";
       case spv::OpTypeSampledImage: return "a combined image sampler";
       default: return "an unknown type";
@@ -281,7 +282,8 @@ class Module {
       for (int a = 0; a < 3; ++a) {
         auto value = constants_.find(parts[a]);
         if (value == constants_.end()) {
-          Bad("its workgroup size is not made of constants (axis " + std::string(1, "xyz"[a]) + ")");
+          Bad("its workgroup size is not made of constants (axis " + std::string(1, "xyz"[a]) +
+              ")");
         }
         info->size[a] = value->second;
         auto spec = spec_ids_.find(parts[a]);
@@ -309,8 +311,11 @@ class Module {
     auto mark = [&](uint32_t index) { axes |= index < 3 ? 1u << index : 7u; };
     for (size_t grown = 1, round = 0; grown && round < 16; ++round) {
       const size_t before = tracked.size();
+      bool in_function = false;  // outside, operands are mostly literals and types
       for (const Inst& in : insts_) {
         const auto& o = in.ops;
+        if (in.op == spv::OpFunction || in.op == spv::OpFunctionEnd)
+          in_function = in.op == spv::OpFunction;
         auto value = [&](size_t i) { return i < o.size() ? tracked.find(o[i]) : tracked.end(); };
         switch (in.op) {
           case spv::OpName:
@@ -322,11 +327,11 @@ class Module {
           case spv::OpExecutionMode:
           case spv::OpExecutionModeId:
           case spv::OpVariable:
-          case spv::OpFunctionParameter:
-            continue;
+          case spv::OpFunctionParameter: continue;
           case spv::OpLoad:
           case spv::OpCopyObject:
-            if (auto v = value(2); v != tracked.end()) tracked[o[1]] = in.op == spv::OpCopyObject && v->second;
+            if (auto v = value(2); v != tracked.end())
+              tracked[o[1]] = in.op == spv::OpCopyObject && v->second;
             continue;
           case spv::OpAccessChain:
           case spv::OpInBoundsAccessChain:
@@ -341,7 +346,8 @@ class Module {
           case spv::OpVectorShuffle:
             for (size_t i = 4; i < o.size(); ++i) {
               const uint32_t c = o[i];
-              if ((c < 3 && value(2) != tracked.end()) || (c >= 3 && c < 6 && value(3) != tracked.end())) {
+              if ((c < 3 && value(2) != tracked.end()) ||
+                  (c >= 3 && c < 6 && value(3) != tracked.end())) {
                 mark(c % 3);
               }
             }
@@ -360,6 +366,7 @@ class Module {
             continue;
           }
           default: {
+            if (!in_function) continue;
             bool has_result = false, has_type = false;
             spv::HasResultAndType(in.op, &has_result, &has_type);
             for (size_t i = (has_result ? 1 : 0) + (has_type ? 1 : 0); i < o.size(); ++i) {
@@ -376,7 +383,8 @@ class Module {
   void Resources(ShaderInfo* info) const {
     for (const Variable& v : variables_) {
       const Inst* pointer = Type(v.type);
-      if (pointer == nullptr || pointer->op != spv::OpTypePointer || pointer->ops.size() < 2) continue;
+      if (pointer == nullptr || pointer->op != spv::OpTypePointer || pointer->ops.size() < 2)
+        continue;
       const uint32_t pointee = pointer->ops[1];
       if (v.storage == spv::StorageClassPushConstant) {
         PushBlock(pointee, info);
@@ -401,14 +409,17 @@ class Module {
       }
       if (b.kind != SpirvBinding::Kind::kOther) {
         b.dtype = ElementType(pointee);
+        b.readonly = b.kind == SpirvBinding::Kind::kUniformBuffer;  // shaders never write those
         const Inst* block = Type(pointee);
-        const size_t members = block != nullptr && block->op == spv::OpTypeStruct ? block->ops.size() : 0;
+        const size_t members =
+            block != nullptr && block->op == spv::OpTypeStruct ? block->ops.size() : 0;
         auto readonly_members = member_readonly_.find(pointee);
-        b.readonly = readonly_.count(v.id) > 0 ||
+        b.readonly = b.readonly || readonly_.count(v.id) > 0 ||
                      (members > 0 && readonly_members != member_readonly_.end() &&
                       readonly_members->second.size() == members);
         auto only = member_names_.find({pointee, 0});
-        if (members == 1 && only != member_names_.end() && !only->second.empty()) b.name = only->second;
+        if (members == 1 && only != member_names_.end() && !only->second.empty())
+          b.name = only->second;
       }
       if (b.name.empty()) b.name = Name(v.id);
       if (b.name.empty()) b.name = Name(pointee);
@@ -442,8 +453,9 @@ class Module {
       end = std::max(end, p.offset + std::max<uint32_t>(Size(t->ops[m]), 4));
       info->push.push_back(std::move(p));
     }
-    std::stable_sort(info->push.begin(), info->push.end(),
-                     [](const SpirvPushMember& a, const SpirvPushMember& b) { return a.offset < b.offset; });
+    std::stable_sort(
+        info->push.begin(), info->push.end(),
+        [](const SpirvPushMember& a, const SpirvPushMember& b) { return a.offset < b.offset; });
     info->push_size = (end + 3) / 4 * 4;
   }
 
@@ -456,7 +468,7 @@ class Module {
   std::string function_;
   std::vector<uint32_t> words_;
   std::vector<Inst> insts_;
-  std::vector<std::pair<uint32_t, std::string>> entries_;  // GLCompute only
+  std::vector<std::pair<uint32_t, std::string>> entries_;      // GLCompute only
   std::map<uint32_t, std::array<uint32_t, 3>> local_size_;     // entry -> LocalSize
   std::map<uint32_t, std::array<uint32_t, 3>> local_size_id_;  // entry -> LocalSizeId ids
   std::map<uint32_t, std::string> names_;

@@ -33,15 +33,16 @@ struct SpirvBinding {
   uint32_t set = 0;
   uint32_t binding = 0;
   Kind kind = Kind::kOther;
-  std::string what;   // for messages: "a storage buffer", "a uniform block", "a storage image", ...
-  std::string name;   // the block's only member, else its instance, else its type; may be empty
-  std::string dtype;  // element type ("float32", "int8x4"); empty when not one scalar or vector type
+  std::string what;  // for messages: "a storage buffer", "a uniform block", "a storage image", ...
+  std::string name;  // the block's only member, else its instance, else its type; may be empty
+  std::string
+      dtype;  // element type ("float32", "int8x4"); empty when not one scalar or vector type
   bool readonly = false;  // NonWritable: the shader never writes it
 };
 
 // One member of the push-constant block.
 struct SpirvPushMember {
-  std::string name;   // OpMemberName, may be empty
+  std::string name;  // OpMemberName, may be empty
   uint32_t offset = 0;
   uint32_t size = 0;  // bytes; 0 when not a plain scalar
   std::string dtype;  // "int32", "float32", ...; empty when not a scalar
@@ -56,13 +57,13 @@ struct SpirvSpecConstant {
 
 // What modrt knows about the shader of one function.
 struct ShaderInfo {
-  std::string entry;                // the GLCompute entry point
-  std::vector<std::string> entries; // every GLCompute entry point in the module
+  std::string entry;                 // the GLCompute entry point
+  std::vector<std::string> entries;  // every GLCompute entry point in the module
   // The workgroup size: per axis either fixed at size[a] (size_spec_id[a] <
   // 0) or set by specialization constant size_spec_id[a], whose default is size[a].
   std::array<uint32_t, 3> size{1, 1, 1};
   std::array<int64_t, 3> size_spec_id{-1, -1, -1};
-  int grid_axes = 1;  // 1 + the highest workgroup/global-id axis the shader reads
+  int grid_axes = 1;                   // 1 + the highest workgroup/global-id axis the shader reads
   std::vector<SpirvBinding> bindings;  // in (set, binding) order
   std::vector<SpirvPushMember> push;   // in offset order
   uint32_t push_size = 0;              // bytes the block spans, a multiple of 4
@@ -75,7 +76,8 @@ struct ShaderInfo {
 };
 
 // The shader of `function`: its entry point is the one named `function`, or
-// the only one. Throws SpirvError when `code` is not such a SPIR-V module.
+// the only one (the first when `function` is empty). Throws SpirvError when `code` is not such a
+// SPIR-V module.
 ShaderInfo ScanSpirv(const std::string& function, const std::string& code);
 
 // The reflection as JSON, for the codegen side (spirv_reflect_codegen.cc).

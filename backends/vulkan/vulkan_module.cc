@@ -26,7 +26,10 @@ namespace {
 
 // "float32", "int8", ...: as spirv_scan.h spells a SPIR-V scalar type.
 std::string DTypeName(DLDataType t) {
-  const char* code = t.code == kDLInt ? "int" : t.code == kDLUInt ? "uint" : t.code == kDLFloat ? "float" : "?";
+  const char* code = t.code == kDLInt     ? "int"
+                     : t.code == kDLUInt  ? "uint"
+                     : t.code == kDLFloat ? "float"
+                                          : "?";
   std::string name = StrCat(code, static_cast<int>(t.bits));
   if (t.lanes != 1) name += StrCat("x", static_cast<int>(t.lanes));
   return name;
@@ -44,7 +47,7 @@ struct ArgLayout {
   std::vector<Bound> buffers;     // per buffer argument
   std::vector<uint32_t> offsets;  // per argument: push-constant offset (scalars only)
   uint32_t push_size = 0;
-  uint32_t set_count = 0;         // descriptor sets of the pipeline layout: 0 .. highest set
+  uint32_t set_count = 0;  // descriptor sets of the pipeline layout: 0 .. highest set
   uint32_t storage_count = 0, uniform_count = 0;
 };
 
@@ -77,9 +80,9 @@ ArgLayout LayoutArguments(const FunctionInfo& info, const ShaderInfo& shader) {
     if (a.is_buffer) {
       const SpirvBinding& b = shader.bindings[buffer++];
       const bool uniform = b.kind == SpirvBinding::Kind::kUniformBuffer;
-      layout.buffers.push_back({b.set, b.binding,
-                                uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                        : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER});
+      layout.buffers.push_back(
+          {b.set, b.binding,
+           uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER});
       (uniform ? layout.uniform_count : layout.storage_count)++;
       layout.set_count = std::max(layout.set_count, b.set + 1);
       continue;

@@ -1,16 +1,18 @@
 """modrt.backend.vulkan: GLSL compute shaders to SPIR-V through glslang, or SPIR-V as given.
 
-Kernel conventions (the runtime's, see backends/vulkan/vulkan_runtime.cc): buffer
-arguments bind to set 0, bindings 0, 1, ... in argument order; scalar arguments
-form one push-constant block in argument order (std430 offsets); threadIdx.x/y/z
-set specialization constants 0/1/2 (`layout(local_size_x_id = 0) in;`),
+The kernel declares its interface and modrt reads it from the SPIR-V
+(backends/vulkan/spirv_scan.h; docs/formats/spirv.md): buffer arguments
+bind the shader's storage buffers and uniform blocks in (set, binding)
+order, whatever the set and binding numbers; scalar arguments fill the
+members of its push-constant block in offset order; threadIdx.x/y/z set the
+specialization constants that size its workgroup (any constant_id), and
 dyn_shared_mem sets constant 3 (bytes); blockIdx is the dispatch size.
 """
 
 from __future__ import annotations
 
 from modrt import backend
-from modrt._codegen import Source, ToolError, find_tool, per_function, run_tool
+from modrt._codegen import Source, ToolError, find_tool, parse_signature, per_function, run_tool
 from modrt._ffi import call
 from modrt.runtime import Device, Module, Payload
 from modrt.target import Target, device_limits
@@ -89,20 +91,112 @@ def validate_spirv(name: str, spirv: bytes) -> None:
         raise ValueError(f"SPIR-V of {name} is invalid: {e}") from None
 
 
+def reflect_spirv(spirv: bytes, function: str = "") -> dict:
+    """What modrt reads from a compute shader's SPIR-V (spirv_scan.h): the
+    entry point for `function` (or the only one), its workgroup size and the
+    specialization constants that set it, the grid axes it reads, its
+    bindings, push-constant members and specialization constants.
+    ValueError for SPIR-V modrt cannot read."""
+    import json  # imported on use: it costs milliseconds at `import modrt`
+
+    return json.loads(call("backend.vulkan.reflect_spirv", spirv, function))
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    """The names a signature may carry: a name used twice is dropped."""
+    return [n if names.count(n) == 1 else "" for n in names]
+
+
+def kernel_signature(name: str, info: dict, given: str | None = None) -> str:
+    """The signature the shader declares, for function `name`: buffers in
+    (set, binding) order, then the push-constant members in offset order;
+    blockIdx for each grid axis it reads and threadIdx for each workgroup
+    axis a specialization constant sets. A buffer whose element type is not
+    one scalar or vector type takes the `given` signature's element type;
+    without one, it is a ValueError, as are bindings modrt cannot bind and
+    push-constant members that are not scalars."""
+    given_args = parse_signature(given)[1] if given else []
+    given_buffers = [a for a in given_args if a.is_buffer]
+    args = []
+    names = _unique_names([b["name"] for b in info["bindings"]] + [m["name"] for m in info["push"]])
+    for i, b in enumerate(info["bindings"]):
+        where = f"set {b['set']} binding {b['binding']}"
+        if b["kind"] == "other":
+            raise ValueError(
+                f"{name}: its shader binds {b['what']} at {where}; modrt binds storage buffers and uniform blocks only"
+            )
+        dtype = b["dtype"]
+        if not dtype:
+            if i >= len(given_buffers):
+                raise ValueError(
+                    f"{name}: the element type of {b['what']} '{b['name']}' ({where}) is not one scalar or "
+                    "vector type; give a signature that names it"
+                )
+            dtype = given_buffers[i].dtype
+        args.append(("const " if b["readonly"] else "") + f"{dtype}* {names[i]}".rstrip())
+    for m, arg_name in zip(info["push"], names[len(info["bindings"]) :]):
+        if not m["dtype"]:
+            raise ValueError(
+                f"{name}: push constant '{m['name']}' (offset {m['offset']}) is {m['type']}; "
+                "modrt fills push constants from scalar arguments"
+            )
+        args.append(f"{m['dtype']} {arg_name}".rstrip())
+    tags = [f"blockIdx.{axis}" for axis in "xyz"[: info["grid_axes"]]]
+    tags += [f"threadIdx.{axis}" for axis, spec in zip("xyz", info["size_spec_ids"]) if spec >= 0]
+    return f"{name}({', '.join(args)}{'; ' if tags else ''}{', '.join(tags)})"
+
+
+def _spirv_of(name: str, code: str | bytes) -> bytes:
+    if isinstance(code, bytes) and code[:4] == SPIRV_MAGIC:
+        return code
+    return glsl_to_spirv(name, code.decode() if isinstance(code, bytes) else code)
+
+
+def reflect(source: str | bytes) -> list[str]:
+    """The signatures a shader declares: one per GLCompute entry point of
+    SPIR-V, or `main`'s for GLSL (compiled with glslang to read it)."""
+    spirv = _spirv_of("main", source)
+    entries = reflect_spirv(spirv)["entries"] if spirv is source else ["main"]
+    return [kernel_signature(e, reflect_spirv(spirv, e)) for e in entries]
+
+
+def check_against_kernel(given: str, info: dict) -> str:
+    """`given` checked against the shader's interface (SignatureError showing
+    both when they differ); returns it with the kernel's names and const
+    markers where it has none."""
+    from modrt._compile import check_signature
+    from modrt._compile_errors import SignatureError
+
+    name, _, tags = parse_signature(given)
+    kernel = kernel_signature(name, info, given)
+    checked = check_signature("vulkan", given, kernel)
+    spec_ids = {c["id"] for c in info["spec_constants"]}
+    if "dyn_shared_mem" in tags and 3 not in spec_ids - set(info["size_spec_ids"]):
+        raise SignatureError(
+            "vulkan",
+            given,
+            kernel,
+            "dyn_shared_mem sets specialization constant 3 (bytes), which the kernel does not declare",
+        )
+    return checked
+
+
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
-    """One compute shader per function: GLSL text, or SPIR-V bytes as they are."""
+    """One compute shader per function: GLSL text, or SPIR-V bytes as they
+    are; each function's signature checked against its shader's interface."""
     shaders: dict[str, bytes] = {}
     glsl: dict[str, str] = {}
     for name, code in per_function(source, functions).items():
         if isinstance(code, bytes) and code[:4] == SPIRV_MAGIC:
             validate_spirv(name, code)
-            shaders[name] = code
         else:
-            text = code.decode() if isinstance(code, bytes) else code
-            glsl[name] = text
-            shaders[name] = glsl_to_spirv(name, text)
+            glsl[name] = code.decode() if isinstance(code, bytes) else code
+        shaders[name] = _spirv_of(name, code)
+    checked = [
+        check_against_kernel(f, reflect_spirv(shaders[parse_signature(f)[0]], parse_signature(f)[0])) for f in functions
+    ]
     sources = {"glsl": "\n".join(f"// function: {n}\n{t}" for n, t in glsl.items())} if glsl else {}
-    return Payload.create("multi-shader", "spirv", functions, shaders=shaders, sources=sources)
+    return Payload.create("multi-shader", "spirv", checked, shaders=shaders, sources=sources)
 
 
 def pipelines_created(module: Module) -> int:

@@ -1,0 +1,303 @@
+"""The Vulkan backend reads each shader's interface from its SPIR-V: kernels
+written in the layouts other tools use (several descriptor sets, any binding
+numbers, push-constant blocks, specialization constants sizing the
+workgroup) run as written on lavapipe, their signatures read from the
+kernel; a signature that disagrees with the kernel is refused at compile time."""
+
+import numpy as np
+import pytest
+
+import modrt
+import shader_testing
+from modrt.backend import vulkan as vulkan_hook
+
+dev = shader_testing.device_fixture("vulkan")
+
+# IREE's layout: a fixed workgroup, inputs and outputs in different
+# descriptor sets at sparse bindings, dynamic sizes in push constants.
+IREE_STYLE = """#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) readonly buffer In0 { float lhs[]; };
+layout(set = 0, binding = 1) readonly buffer In1 { float rhs[]; };
+layout(set = 1, binding = 3) writeonly buffer Out0 { float result[]; };
+layout(push_constant) uniform PushConstants { uint n; float scale; } pc;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < pc.n) result[i] = (lhs[i] + rhs[i]) * pc.scale;
+}
+"""
+# Kompute's layout: the workgroup size from specialization constants 0 and 1,
+# a value specialization constant left at its default, one push constant.
+KOMPUTE_STYLE = """#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1) in;
+layout(constant_id = 2) const float offset = 0.5;
+layout(set = 0, binding = 0) buffer buf_in { float in_a[]; };
+layout(set = 0, binding = 1) buffer buf_out { float out_a[]; };
+layout(push_constant) uniform PushConstants { uint width; } push_const;
+void main() {
+  uvec2 p = gl_GlobalInvocationID.xy;
+  out_a[p.y * push_const.width + p.x] = in_a[p.y * push_const.width + p.x] * 2.0 + offset;
+}
+"""
+# ncnn's layout: the workgroup size from constants 233..235, shape
+# parameters in push constants, a feature switch as a specialization constant.
+NCNN_STYLE = """#version 450
+layout(constant_id = 0) const int relu_slope_enabled = 0;
+layout(local_size_x_id = 233) in;
+layout(local_size_y_id = 234) in;
+layout(local_size_z_id = 235) in;
+layout(binding = 0) buffer bottom_top_blob { float bottom_top_blob_data[]; };
+layout(push_constant) uniform parameter { int w; int h; int c; int cstep; } p;
+void main() {
+  int gx = int(gl_GlobalInvocationID.x);
+  int gy = int(gl_GlobalInvocationID.y);
+  int gz = int(gl_GlobalInvocationID.z);
+  if (gx >= p.w || gy >= p.h || gz >= p.c) return;
+  int gi = gz * p.cstep + gy * p.w + gx;
+  bottom_top_blob_data[gi] = max(bottom_top_blob_data[gi], 0.0);
+}
+"""
+# A uniform block (as WGSL's var<uniform> becomes): bound to a tensor.
+UNIFORM_BLOCK = """#version 450
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 0) uniform Params { float alpha; } params;
+layout(set = 0, binding = 1) buffer Data { float data[]; };
+void main() { data[gl_GlobalInvocationID.x] *= params.alpha; }
+"""
+
+IREE_KERNEL = "f(const float32* lhs, const float32* rhs, float32* result, uint32 n, float32 scale; blockIdx.x)"
+
+
+def signature_of(glsl: str, name: str = "f") -> str:
+    spirv = vulkan_hook.glsl_to_spirv(name, glsl)
+    return vulkan_hook.kernel_signature(name, vulkan_hook.reflect_spirv(spirv, name))
+
+
+def test_iree_layout_reads_several_sets_sparse_bindings_and_push_constants(dev):
+    sig = signature_of(IREE_STYLE)
+    assert sig == "f(const float32* lhs, const float32* rhs, float32* result, uint32 n, float32 scale; blockIdx.x)"
+    mod = modrt.compile({"f": IREE_STYLE}, "vulkan", [sig])
+    n = 200
+    a, b = shader_testing.sample("float32", n, 1), shader_testing.sample("float32", n, 2)
+    out = modrt.empty((n,), "float32", dev)
+    mod["f"](modrt.tensor(a, dev), modrt.tensor(b, dev), out, n, 0.5, (n + 63) // 64)
+    np.testing.assert_allclose(out.numpy(), (a + b) * np.float32(0.5), rtol=1e-6)
+    # The kernel's names are keywords.
+    out2 = modrt.empty((n,), "float32", dev)
+    mod["f"](lhs=modrt.tensor(a, dev), rhs=modrt.tensor(b, dev), result=out2, n=n, scale=2.0, blockIdx_x=4)
+    np.testing.assert_allclose(out2.numpy(), (a + b) * np.float32(2.0), rtol=1e-6)
+
+
+def test_kompute_layout_sizes_a_2d_workgroup_from_specialization_constants(dev):
+    info = vulkan_hook.reflect_spirv(vulkan_hook.glsl_to_spirv("f", KOMPUTE_STYLE), "f")
+    assert info["size_spec_ids"] == [0, 1, -1]
+    assert [(c["id"], c["name"], c["dtype"]) for c in info["spec_constants"]] == [
+        (0, "", "uint32"),
+        (1, "", "uint32"),
+        (2, "offset", "float32"),
+    ]
+    sig = vulkan_hook.kernel_signature("f", info)
+    assert sig == "f(float32* in_a, float32* out_a, uint32 width; blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y)"
+    mod = modrt.compile({"f": KOMPUTE_STYLE}, "vulkan", [sig])
+    w, h = 32, 12
+    x = shader_testing.sample("float32", w * h, 3)
+    out = modrt.empty((w * h,), "float32", dev)
+    mod["f"](modrt.tensor(x, dev), out, w, w // 8, h // 4, 8, 4)
+    np.testing.assert_allclose(out.numpy(), x * 2 + 0.5, rtol=1e-6)
+
+
+def test_ncnn_layout_sets_the_workgroup_through_constants_233_to_235(dev):
+    info = vulkan_hook.reflect_spirv(vulkan_hook.glsl_to_spirv("relu", NCNN_STYLE), "relu")
+    assert info["size_spec_ids"] == [233, 234, 235]
+    sig = vulkan_hook.kernel_signature("relu", info)
+    assert sig == (
+        "relu(float32* bottom_top_blob_data, int32 w, int32 h, int32 c, int32 cstep; "
+        "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z)"
+    )
+    mod = modrt.compile({"relu": NCNN_STYLE}, "vulkan", [sig])
+    w, h, c, cstep = 8, 6, 3, 64
+    x = shader_testing.sample("float32", c * cstep, 4)
+    t = modrt.tensor(x, dev)
+    mod["relu"](t, w, h, c, cstep, 2, 3, 3, 4, 2, 1)
+    expected = x.copy().reshape(c, cstep)
+    expected[:, : w * h] = np.maximum(expected[:, : w * h], 0)
+    np.testing.assert_array_equal(t.numpy(), expected.reshape(-1))
+
+
+def test_a_uniform_block_binds_a_tensor(dev):
+    sig = signature_of(UNIFORM_BLOCK)
+    assert sig == "f(const float32* alpha, float32* data; blockIdx.x)"
+    mod = modrt.compile({"f": UNIFORM_BLOCK}, "vulkan", [sig])
+    x = shader_testing.sample("float32", 16, 5)
+    t = modrt.tensor(x, dev)
+    mod["f"](modrt.tensor(np.array([3.0, 0, 0, 0], "float32"), dev), t, 2)
+    np.testing.assert_allclose(t.numpy(), x * 3, rtol=1e-6)
+
+
+def test_spirv_given_directly_declares_its_signatures(dev):
+    spirv = vulkan_hook.glsl_to_spirv("f", IREE_STYLE)
+    assert vulkan_hook.reflect(spirv) == [
+        "main(const float32* lhs, const float32* rhs, float32* result, uint32 n, float32 scale; blockIdx.x)"
+    ]
+    # GLSL's entry point is main, whatever the function is called.
+    assert vulkan_hook.reflect(IREE_STYLE) == vulkan_hook.reflect(spirv)
+
+
+def test_a_given_signature_gets_the_kernel_s_names_and_const_markers(dev):
+    mod = modrt.compile({"f": IREE_STYLE}, "vulkan", ["f(float32*, float32*, float32*, uint32, float32; blockIdx.x)"])
+    n = 64
+    out = modrt.empty((n,), "float32", dev)
+    ones = modrt.tensor(np.ones(n, "float32"), dev)
+    mod["f"](ones, ones, out, n, 1.5, 1)
+    np.testing.assert_array_equal(out.numpy(), np.full(n, 3.0, "float32"))
+    assert mod.signature("f") == IREE_KERNEL
+    mod["f"](lhs=ones, rhs=ones, result=out, n=n, scale=0.5, blockIdx_x=1)
+    np.testing.assert_array_equal(out.numpy(), np.ones(n, "float32"))
+
+
+@pytest.mark.parametrize(
+    "given, reason",
+    [
+        (
+            "f(float32*, float32*, float32*, uint32; blockIdx.x)",
+            "4 arguments in the signature, 5 in the kernel",
+        ),
+        (
+            "f(float64*, float32*, float32*, uint32, float32; blockIdx.x)",
+            "argument 0 ('lhs') has buffer element type float64 in the signature, float32 in the kernel",
+        ),
+        (
+            "f(float32*, float32*, float32*, int32, float32; blockIdx.x)",
+            "argument 3 ('n') has scalar type int32 in the signature, uint32 in the kernel",
+        ),
+        (
+            "f(float32*, float32*, float32*, float32, float32; blockIdx.x)",
+            "argument 3 ('n') has scalar type float32 in the signature, uint32 in the kernel",
+        ),
+        (
+            "f(float32* a, float32*, float32*, uint32, float32; blockIdx.x)",
+            "argument 0 ('a') is named 'a' in the signature, 'lhs' in the kernel",
+        ),
+        (
+            "f(float32*, float32*, float32*, float32*, float32; blockIdx.x)",
+            "argument 3 ('n') is a buffer in the signature, a scalar in the kernel",
+        ),
+        (
+            "f(float32*, float32*, float32*, uint32, float32; blockIdx.x, dyn_shared_mem)",
+            "dyn_shared_mem sets specialization constant 3 (bytes), which the kernel does not declare",
+        ),
+    ],
+    ids=["count", "buffer-dtype", "scalar-dtype", "scalar-kind", "name", "buffer-for-scalar", "dyn-shared"],
+)
+def test_a_signature_that_disagrees_with_the_kernel_is_refused_showing_both(given, reason):
+    with pytest.raises(modrt.SignatureError) as e:
+        modrt.compile({"f": IREE_STYLE}, "vulkan", [given])
+    assert e.value.reason == reason
+    assert str(e.value) == (
+        f"the signature does not match the GLSL kernel: {reason}\n"
+        f"  given:  {modrt._codegen.normalize_signature(given)}\n  kernel: {IREE_KERNEL}"
+    )
+
+
+def test_the_same_checks_hold_without_the_runtime(monkeypatch):
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    with pytest.raises(modrt.SignatureError, match="has buffer element type int32 in the signature"):
+        modrt.compile({"f": IREE_STYLE}, "vulkan", ["f(int32*, float32*, float32*, uint32, float32; blockIdx.x)"])
+    assert modrt.compile({"f": IREE_STYLE}, "vulkan", [IREE_KERNEL]).is_fallback
+
+
+@pytest.mark.parametrize(
+    "glsl, message",
+    [
+        (
+            """#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 2, r32f) uniform image2D img;
+void main() { imageStore(img, ivec2(0), vec4(1)); }
+""",
+            "f: its shader binds a storage image at set 0 binding 2; "
+            "modrt binds storage buffers and uniform blocks only",
+        ),
+        (
+            """#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer X { float x[]; };
+layout(push_constant) uniform P { vec4 v; };
+void main() { x[0] = v.x; }
+""",
+            "f: push constant 'v' (offset 0) is a vector of 4 float32; "
+            "modrt fills push constants from scalar arguments",
+        ),
+        (
+            """#version 450
+layout(local_size_x = 1) in;
+struct Pair { float a; int b; };
+layout(binding = 0) buffer X { Pair pairs[]; };
+void main() { pairs[0].a = 1.0; }
+""",
+            "f: the element type of a storage buffer 'pairs' (set 0 binding 0) is not one scalar or vector type; "
+            "give a signature that names it",
+        ),
+    ],
+    ids=["image", "vector-push-constant", "struct-elements"],
+)
+def test_interfaces_modrt_cannot_bind_are_named(glsl, message):
+    spirv = vulkan_hook.glsl_to_spirv("f", glsl)
+    with pytest.raises(ValueError) as e:
+        vulkan_hook.kernel_signature("f", vulkan_hook.reflect_spirv(spirv, "f"))
+    assert str(e.value) == message
+
+
+def test_a_buffer_of_structs_takes_the_signature_s_element_type(dev):
+    glsl = """#version 450
+layout(local_size_x = 1) in;
+struct Pair { float a; float b; };
+layout(binding = 0) buffer X { Pair pairs[]; };
+void main() { pairs[gl_GlobalInvocationID.x].b = pairs[gl_GlobalInvocationID.x].a * 2.0; }
+"""
+    mod = modrt.compile({"f": glsl}, "vulkan", ["f(float32*; blockIdx.x)"])
+    x = np.array([1, 0, 2, 0, 3, 0], "float32")
+    t = modrt.tensor(x, dev)
+    mod["f"](t, 3)
+    np.testing.assert_array_equal(t.numpy(), [1, 2, 2, 4, 3, 6])
+
+
+def test_a_module_whose_signature_disagrees_with_its_shader_fails_at_launch_naming_both(dev):
+    """Bytes made elsewhere skip compile's check: the runtime still refuses them."""
+    spirv = vulkan_hook.glsl_to_spirv("f", IREE_STYLE)
+    payload = modrt.Payload.create("multi-shader", "spirv", ["f(float32*, float32*; blockIdx.x)"], shaders={"f": spirv})
+    mod = modrt.get_global_func("codegen.vulkan.create_module")(payload)
+    t = modrt.empty((4,), "float32", dev)
+    with pytest.raises(
+        ValueError,
+        match="f: its signature has 2 buffer arguments, but its shader binds 3 buffers "
+        r"\(set 0 binding 0, set 0 binding 1, set 1 binding 3\)",
+    ):
+        mod["f"](t, t, 1)
+    payload = modrt.Payload.create(
+        "multi-shader", "spirv", ["f(float32*, float32*, float32*, int32, float32; blockIdx.x)"], shaders={"f": spirv}
+    )
+    mod = modrt.get_global_func("codegen.vulkan.create_module")(payload)
+    with pytest.raises(ValueError, match=r"f: argument 3 is int32, but push constant 'n' \(offset 0\) is uint32"):
+        mod["f"](t, t, t, 1, 1.0, 1)
+
+
+@pytest.mark.parametrize(
+    "body, axes",
+    [
+        ("x[gl_GlobalInvocationID.x] = 1.0;", 1),
+        ("x[gl_WorkGroupID.y] = 1.0;", 2),
+        ("uvec3 g = gl_GlobalInvocationID; x[g.z] = 1.0;", 3),
+        ("x[gl_NumWorkGroups.x * gl_GlobalInvocationID.y] = 1.0;", 2),
+        ("x[0] = float(f(gl_WorkGroupID));", 3),
+    ],
+    ids=["x", "y", "z-through-a-copy", "count-and-y", "through-a-call"],
+)
+def test_the_grid_axes_are_the_ones_the_shader_reads(body, axes):
+    glsl = f"""#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer X {{ float x[]; }};
+uint f(uvec3 v) {{ return v.z; }}
+void main() {{ {body} }}
+"""
+    assert vulkan_hook.reflect_spirv(vulkan_hook.glsl_to_spirv("f", glsl), "f")["grid_axes"] == axes
