@@ -301,3 +301,29 @@ uint f(uvec3 v) {{ return v.z; }}
 void main() {{ {body} }}
 """
     assert vulkan_hook.reflect_spirv(vulkan_hook.glsl_to_spirv("f", glsl), "f")["grid_axes"] == axes
+
+
+# WGSL as a compiler emits it (storage buffers at group 0, a fixed workgroup).
+WGSL_KERNEL = """@group(0) @binding(0) var<storage, read_write> data0: array<f32>;
+@group(0) @binding(1) var<storage, read> data1: array<f32>;
+@group(0) @binding(2) var<storage, read> data2: array<f32>;
+@compute @workgroup_size(16) fn E_4(@builtin(workgroup_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let i = i32(gid.x) * 16 + i32(lid.x);
+  data0[i] = data1[i] * data2[i];
+}
+"""
+
+
+def test_wgsl_runs_on_vulkan_through_tint(dev):
+    if modrt._codegen.find_tool("tint") is None:
+        pytest.skip("tint (Debian's dawn-tools) is not installed here: docs/formats/spirv.md, WGSL on Vulkan")
+    spirv = vulkan_hook.wgsl_to_spirv("E_4", WGSL_KERNEL)
+    assert vulkan_hook.kernel_signature("E_4", vulkan_hook.reflect_spirv(spirv, "E_4")) == (
+        "E_4(float32*, const float32*, const float32*; blockIdx.x)"
+    )
+    mod = modrt.compile({"E_4": WGSL_KERNEL}, "vulkan", ["E_4(float32*, float32*, float32*; blockIdx.x)"])
+    a, b = shader_testing.sample("float32", 64, 6), shader_testing.sample("float32", 64, 7)
+    out = modrt.empty((64,), "float32", dev)
+    mod["E_4"](out, modrt.tensor(a, dev), modrt.tensor(b, dev), 4)
+    np.testing.assert_allclose(out.numpy(), a * b, rtol=1e-6)
+    assert mod.inspect_source("wgsl") == f"// function: E_4\n{WGSL_KERNEL}"

@@ -1,4 +1,5 @@
-"""modrt.backend.vulkan: GLSL compute shaders to SPIR-V through glslang, or SPIR-V as given.
+"""modrt.backend.vulkan: GLSL compute shaders to SPIR-V through glslang, WGSL
+through tint where it is installed, or SPIR-V as given.
 
 The kernel declares its interface and modrt reads it from the SPIR-V
 (backends/vulkan/spirv_scan.h; docs/formats/spirv.md): buffer arguments
@@ -146,10 +147,37 @@ def kernel_signature(name: str, info: dict, given: str | None = None) -> str:
     return f"{name}({', '.join(args)}{'; ' if tags else ''}{', '.join(tags)})"
 
 
+def is_wgsl(text: str) -> bool:
+    """WGSL rather than GLSL: WGSL marks its compute entry points `@compute`."""
+    return "@compute" in text and "#version" not in text
+
+
+def wgsl_to_spirv(name: str, wgsl: str) -> bytes:
+    """WGSL compute entry point `name` to SPIR-V through tint (Dawn's WGSL
+    compiler, Debian's dawn-tools)."""
+    tint = find_tool("tint")
+    if tint is None:
+        raise RuntimeError(
+            "compiling WGSL for Vulkan needs tint (Dawn's WGSL compiler, Debian package dawn-tools), "
+            "which is not installed"
+        )
+    try:
+        return run_tool(
+            [tint, "--format", "spirv", "--entry-point", name, "-o", f"{name}.spv", f"{name}.wgsl"],
+            {f"{name}.wgsl": wgsl},
+            f"{name}.spv",
+        )
+    except ToolError as e:
+        from modrt import _validate  # on failure only: it costs milliseconds to import
+
+        raise _validate.tool_failed("vulkan", [name], f"{name}.wgsl", e) from None
+
+
 def _spirv_of(name: str, code: str | bytes) -> bytes:
     if isinstance(code, bytes) and code[:4] == SPIRV_MAGIC:
         return code
-    return glsl_to_spirv(name, code.decode() if isinstance(code, bytes) else code)
+    text = code.decode() if isinstance(code, bytes) else code
+    return wgsl_to_spirv(name, text) if is_wgsl(text) else glsl_to_spirv(name, text)
 
 
 def reflect(source: str | bytes) -> list[str]:
@@ -182,20 +210,23 @@ def check_against_kernel(given: str, info: dict) -> str:
 
 
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
-    """One compute shader per function: GLSL text, or SPIR-V bytes as they
-    are; each function's signature checked against its shader's interface."""
+    """One compute shader per function: GLSL or WGSL text, or SPIR-V bytes
+    as they are; each function's signature checked against its shader's interface."""
     shaders: dict[str, bytes] = {}
-    glsl: dict[str, str] = {}
+    texts: dict[str, dict[str, str]] = {"glsl": {}, "wgsl": {}}
     for name, code in per_function(source, functions).items():
         if isinstance(code, bytes) and code[:4] == SPIRV_MAGIC:
             validate_spirv(name, code)
         else:
-            glsl[name] = code.decode() if isinstance(code, bytes) else code
+            text = code.decode() if isinstance(code, bytes) else code
+            texts["wgsl" if is_wgsl(text) else "glsl"][name] = text
         shaders[name] = _spirv_of(name, code)
     checked = [
         check_against_kernel(f, reflect_spirv(shaders[parse_signature(f)[0]], parse_signature(f)[0])) for f in functions
     ]
-    sources = {"glsl": "\n".join(f"// function: {n}\n{t}" for n, t in glsl.items())} if glsl else {}
+    sources = {
+        fmt: "\n".join(f"// function: {n}\n{t}" for n, t in by_name.items()) for fmt, by_name in texts.items() if by_name
+    }
     return Payload.create("multi-shader", "spirv", checked, shaders=shaders, sources=sources)
 
 
