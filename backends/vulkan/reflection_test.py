@@ -307,7 +307,8 @@ void main() {{ {body} }}
 WGSL_KERNEL = """@group(0) @binding(0) var<storage, read_write> data0: array<f32>;
 @group(0) @binding(1) var<storage, read> data1: array<f32>;
 @group(0) @binding(2) var<storage, read> data2: array<f32>;
-@compute @workgroup_size(16) fn E_4(@builtin(workgroup_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+@compute @workgroup_size(16)
+fn E_4(@builtin(workgroup_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let i = i32(gid.x) * 16 + i32(lid.x);
   data0[i] = data1[i] * data2[i];
 }

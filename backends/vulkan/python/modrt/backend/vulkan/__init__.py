@@ -225,7 +225,9 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
         check_against_kernel(f, reflect_spirv(shaders[parse_signature(f)[0]], parse_signature(f)[0])) for f in functions
     ]
     sources = {
-        fmt: "\n".join(f"// function: {n}\n{t}" for n, t in by_name.items()) for fmt, by_name in texts.items() if by_name
+        fmt: "\n".join(f"// function: {n}\n{t}" for n, t in by_name.items())
+        for fmt, by_name in texts.items()
+        if by_name
     }
     return Payload.create("multi-shader", "spirv", checked, shaders=shaders, sources=sources)
 
