@@ -10,10 +10,12 @@ import modrt
 
 CUDA = 'extern "C" __global__ void scale(float* x, float a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }'
 METAL = "kernel void scale(device float* x [[buffer(0)]], uint i [[thread_position_in_grid]]) { x[i] *= 2.0; }"
+# Declares what SIG says (the Vulkan target checks signatures against the SPIR-V).
 GLSL = """#version 450
-layout(local_size_x = 64) in;
+layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) buffer X { float x[]; };
-void main() { x[gl_GlobalInvocationID.x] *= 2.0; }
+layout(push_constant) uniform Args { float a; int n; };
+void main() { if (gl_GlobalInvocationID.x < n) x[gl_GlobalInvocationID.x] *= a; }
 """
 WGSL = (
     "@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n"

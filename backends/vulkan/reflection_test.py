@@ -186,8 +186,12 @@ def test_a_given_signature_gets_the_kernel_s_names_and_const_markers(dev):
             "f(float32*, float32*, float32*, uint32, float32; blockIdx.x, dyn_shared_mem)",
             "dyn_shared_mem sets specialization constant 3 (bytes), which the kernel does not declare",
         ),
+        (
+            "f(float32*, float32*, const float32*, uint32, float32; blockIdx.x)",
+            "argument 2 ('result') is const in the signature, but the kernel may write it",
+        ),
     ],
-    ids=["count", "buffer-dtype", "scalar-dtype", "scalar-kind", "name", "buffer-for-scalar", "dyn-shared"],
+    ids=["count", "buffer-dtype", "scalar-dtype", "scalar-kind", "name", "buffer-for-scalar", "dyn-shared", "const"],
 )
 def test_a_signature_that_disagrees_with_the_kernel_is_refused_showing_both(given, reason):
     with pytest.raises(modrt.SignatureError) as e:
@@ -280,6 +284,27 @@ def test_a_module_whose_signature_disagrees_with_its_shader_fails_at_launch_nami
     mod = modrt.get_global_func("codegen.vulkan.create_module")(payload)
     with pytest.raises(ValueError, match=r"f: argument 3 is int32, but push constant 'n' \(offset 0\) is uint32"):
         mod["f"](t, t, t, 1, 1.0, 1)
+    payload = modrt.Payload.create(
+        "multi-shader", "spirv", ["f(float32*, float32*, float32*, uint32; blockIdx.x)"], shaders={"f": spirv}
+    )
+    mod = modrt.get_global_func("codegen.vulkan.create_module")(payload)
+    with pytest.raises(
+        ValueError, match="f: its signature has 1 scalar arguments, but its shader's push-constant block has 2 members"
+    ):
+        mod["f"](t, t, t, 1, 1)
+
+
+def test_descriptor_sets_beyond_the_device_s_limit_are_named(dev):
+    glsl = """#version 450
+layout(local_size_x = 1) in;
+layout(set = 40, binding = 0) buffer X { float x[]; };
+void main() { x[0] = 1.0; }
+"""
+    mod = modrt.compile({"f": glsl}, "vulkan", ["f(float32*; blockIdx.x)"])
+    limit = dev.attr("max_bound_descriptor_sets")
+    assert limit < 41  # lavapipe's; the Vulkan minimum is 4
+    with pytest.raises(ValueError, match=f"f: its shader uses descriptor sets 0 to 40; the device allows {limit}"):
+        mod["f"](modrt.empty((1,), "float32", dev), 1)
 
 
 @pytest.mark.parametrize(
