@@ -345,7 +345,7 @@ def test_wgsl_runs_on_vulkan_through_tint(dev):
         pytest.skip("tint (Debian's dawn-tools) is not installed here: docs/formats/spirv.md, WGSL on Vulkan")
     spirv = vulkan_hook.wgsl_to_spirv("E_4", WGSL_KERNEL)
     assert vulkan_hook.kernel_signature("E_4", vulkan_hook.reflect_spirv(spirv, "E_4")) == (
-        "E_4(float32*, const float32*, const float32*; blockIdx.x)"
+        "E_4(float32* data0, const float32* data1, const float32* data2; blockIdx.x)"
     )
     mod = modrt.compile({"E_4": WGSL_KERNEL}, "vulkan", ["E_4(float32*, float32*, float32*; blockIdx.x)"])
     a, b = shader_testing.sample("float32", 64, 6), shader_testing.sample("float32", 64, 7)
@@ -353,3 +353,12 @@ def test_wgsl_runs_on_vulkan_through_tint(dev):
     mod["E_4"](out, modrt.tensor(a, dev), modrt.tensor(b, dev), 4)
     np.testing.assert_allclose(out.numpy(), a * b, rtol=1e-6)
     assert mod.inspect_source("wgsl") == f"// function: E_4\n{WGSL_KERNEL}"
+
+
+def test_wgsl_tint_refuses_is_a_compile_error_with_tint_s_diagnostic():
+    if modrt._codegen.find_tool("tint") is None:
+        pytest.skip("tint (Debian's dawn-tools) is not installed here: docs/formats/spirv.md, WGSL on Vulkan")
+    with pytest.raises(modrt.CompileError) as e:
+        modrt.compile({"k": "@compute @workgroup_size(1) fn k() { let x: i32 = nope; }"}, "vulkan", ["k(; blockIdx.x)"])
+    assert str(e.value).startswith("GLSL of k (<k.wgsl>) does not compile [tint]")
+    assert "<k.wgsl>:1:51 error: unresolved value 'nope'" in e.value.messages

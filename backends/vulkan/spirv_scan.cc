@@ -420,6 +420,13 @@ class Module {
         auto only = member_names_.find({pointee, 0});
         if (members == 1 && only != member_names_.end() && !only->second.empty())
           b.name = only->second;
+        // tint wraps WGSL's `var<storage> data0: array<f32>` as a struct
+        // "data0_block..." whose one member is "inner": the name is WGSL's.
+        const std::string block_name = Name(pointee);
+        const size_t wrapped = block_name.find("_block");
+        if (b.name == "inner" && wrapped != std::string::npos && wrapped > 0) {
+          b.name = block_name.substr(0, wrapped);
+        }
       }
       if (b.name.empty()) b.name = Name(v.id);
       if (b.name.empty()) b.name = Name(pointee);
