@@ -41,10 +41,10 @@ void main() { uint i = gl_GlobalInvocationID.x; if (i < n) o[i] = v; }
 """
 _GLSL_COPY = """#version 450
 layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer Src { int s[]; };
-layout(std430, binding = 1) buffer Dst { int d[]; };
+layout(std430, binding = 0) readonly buffer Src { int src[]; };
+layout(std430, binding = 1) buffer Dst { int dst[]; };
 layout(push_constant) uniform Args { int n; };
-void main() { uint i = gl_GlobalInvocationID.x; if (i < n) d[i] = s[i]; }
+void main() { uint i = gl_GlobalInvocationID.x; if (i < n) dst[i] = src[i]; }
 """
 
 _WGSL_FILL = """
@@ -105,6 +105,10 @@ class Kernels:
         self.kind = kind
         self.dev = modrt.device(kind, 0)
         signatures = _CPU_SIGNATURES if kind == "cpu" else _DEVICE_SIGNATURES
+        if kind == "vulkan":
+            # Vulkan checks names against the GLSL's, which cannot say `out`
+            # (a keyword): fill's buffer keeps the kernel's own name there.
+            signatures = [s.replace("* out,", "*,") for s in signatures]
         self.module = modrt.compile(_sources(kind), kind, signatures)
 
     def launch(self, name: str, *args: object, n: int, grid: int | None = None, block: int = 64) -> None:

@@ -143,6 +143,17 @@ def test_spirv_given_directly_declares_its_signatures(dev):
     assert vulkan_hook.reflect(IREE_STYLE) == vulkan_hook.reflect(spirv)
 
 
+def test_the_signatures_a_shader_declares_compile_it_as_they_are(dev):
+    spirv = vulkan_hook.glsl_to_spirv("f", IREE_STYLE)
+    for source in (IREE_STYLE, spirv):
+        mod = modrt.compile(source, "vulkan", vulkan_hook.reflect(source))
+        n = 64
+        out = modrt.empty((n,), "float32", dev)
+        ones = modrt.tensor(np.ones(n, "float32"), dev)
+        mod["main"](lhs=ones, rhs=ones, result=out, n=n, scale=3.0, blockIdx_x=1)
+        np.testing.assert_array_equal(out.numpy(), np.full(n, 6.0, "float32"))
+
+
 def test_a_given_signature_gets_the_kernel_s_names_and_const_markers(dev):
     mod = modrt.compile({"f": IREE_STYLE}, "vulkan", ["f(float32*, float32*, float32*, uint32, float32; blockIdx.x)"])
     n = 64
