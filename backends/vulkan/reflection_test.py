@@ -139,8 +139,10 @@ def test_spirv_given_directly_declares_its_signatures(dev):
     assert vulkan_hook.reflect(spirv) == [
         "main(const float32* lhs, const float32* rhs, float32* result, uint32 n, float32 scale; blockIdx.x)"
     ]
-    # GLSL's entry point is main, whatever the function is called.
+    # GLSL's entry point is main, whatever the function is called; a
+    # per-function source's one kernel takes the function's name.
     assert vulkan_hook.reflect(IREE_STYLE) == vulkan_hook.reflect(spirv)
+    assert vulkan_hook.reflect(IREE_STYLE, "f") == vulkan_hook.reflect(spirv, "f") == [IREE_KERNEL]
 
 
 def test_the_signatures_a_shader_declares_compile_it_as_they_are(dev):
@@ -358,6 +360,9 @@ def test_wgsl_runs_on_vulkan_through_tint(dev):
     assert vulkan_hook.kernel_signature("E_4", vulkan_hook.reflect_spirv(spirv, "E_4")) == (
         "E_4(float32* data0, const float32* data1, const float32* data2; blockIdx.x)"
     )
+    assert vulkan_hook.reflect(WGSL_KERNEL) == [
+        "E_4(float32* data0, const float32* data1, const float32* data2; blockIdx.x)"
+    ]
     mod = modrt.compile({"E_4": WGSL_KERNEL}, "vulkan", ["E_4(float32*, float32*, float32*; blockIdx.x)"])
     a, b = shader_testing.sample("float32", 64, 6), shader_testing.sample("float32", 64, 7)
     out = modrt.empty((64,), "float32", dev)

@@ -153,24 +153,26 @@ def is_wgsl(text: str) -> bool:
 
 
 def wgsl_to_spirv(name: str, wgsl: str) -> bytes:
-    """WGSL compute entry point `name` to SPIR-V through tint (Dawn's WGSL
-    compiler, Debian's dawn-tools)."""
+    """WGSL compute entry point `name` (every one when empty) to SPIR-V
+    through tint (Dawn's WGSL compiler, Debian's dawn-tools)."""
     tint = find_tool("tint")
     if tint is None:
         raise RuntimeError(
             "compiling WGSL for Vulkan needs tint (Dawn's WGSL compiler, Debian package dawn-tools), "
             "which is not installed"
         )
+    file = name or "kernels"
+    entry = ["--entry-point", name] if name else []
     try:
         return run_tool(
-            [tint, "--format", "spirv", "--entry-point", name, "-o", f"{name}.spv", f"{name}.wgsl"],
-            {f"{name}.wgsl": wgsl},
-            f"{name}.spv",
+            [tint, "--format", "spirv", *entry, "-o", f"{file}.spv", f"{file}.wgsl"],
+            {f"{file}.wgsl": wgsl},
+            f"{file}.spv",
         )
     except ToolError as e:
         from modrt import _validate  # on failure only: it costs milliseconds to import
 
-        raise _validate.tool_failed("vulkan", [name], f"{name}.wgsl", e) from None
+        raise _validate.tool_failed("vulkan", [file], f"{file}.wgsl", e) from None
 
 
 def _spirv_of(name: str, code: str | bytes) -> bytes:
@@ -180,11 +182,20 @@ def _spirv_of(name: str, code: str | bytes) -> bytes:
     return wgsl_to_spirv(name, text) if is_wgsl(text) else glsl_to_spirv(name, text)
 
 
-def reflect(source: str | bytes) -> list[str]:
+def reflect(source: str | bytes, name: str | None = None) -> list[str]:
     """The signatures a shader declares: one per GLCompute entry point of
-    SPIR-V, or `main`'s for GLSL (compiled with glslang to read it)."""
-    spirv = _spirv_of("main", source)
-    entries = reflect_spirv(spirv)["entries"] if spirv is source else ["main"]
+    SPIR-V or WGSL (compiled by tint to read it), or one for GLSL (compiled
+    by glslang), whose entry point is main. With `name` (the function a
+    per-function source is for), a source's one kernel is named so instead."""
+    is_spirv = isinstance(source, bytes) and source[:4] == SPIRV_MAGIC
+    text = "" if is_spirv else source.decode() if isinstance(source, bytes) else source
+    if not is_spirv and not is_wgsl(text):
+        kernel = name or "main"
+        return [kernel_signature(kernel, reflect_spirv(glsl_to_spirv(kernel, text)))]
+    spirv = source if is_spirv else wgsl_to_spirv(name or "", text)
+    entries = reflect_spirv(spirv)["entries"]
+    if name and len(entries) == 1:
+        return [kernel_signature(name, reflect_spirv(spirv, entries[0]))]
     return [kernel_signature(e, reflect_spirv(spirv, e)) for e in entries]
 
 
