@@ -14,7 +14,11 @@ namespace modrt {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// Deadlines of condition-variable waits are on the system clock: libstdc++
+// waits on it with pthread_cond_timedwait, which glibc 2.28 has (the
+// steady clock's pthread_cond_clockwait came in 2.30; the wheels are
+// manylinux_2_28). Short slices keep a clock step from mattering.
+using Clock = std::chrono::system_clock;
 
 // In-flight limits per stream: launching faster than the device runs blocks
 // the launcher instead of growing memory (MODRT_MAX_IN_FLIGHT launches,
@@ -236,7 +240,8 @@ void StreamState::RunWorker() {
       kind = "RuntimeError";
       message = e.what();
     }
-    const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+    const double now =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     item.work = nullptr;  // releases what a host launch held, outside the lock
     lock.lock();
     if (item.kind == ItemKind::kMarker) {
