@@ -583,6 +583,7 @@ def modrt_driver_alloc() -> Run:
 
 def _cpu_spin_kernel():  # type: ignore[no-untyped-def]
     import numpy as np
+
     import modrt
 
     source = "void work(float* a, int n) { for (int r = 0; r < 64; ++r) for (int i = 0; i < n; ++i) a[i] += 1.0f; }"
