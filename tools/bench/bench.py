@@ -279,6 +279,7 @@ class Ref:
     case: str | None = None  # worker.py case ...
     floor: str | None = None  # ... or a C floor binary
     floor_args: tuple[str, ...] = ()
+    of_modrt: bool = False  # a worker case of modrt itself (another way to do the same), run on its tree
 
 
 @dataclass
@@ -337,10 +338,11 @@ def run_in_process_row(ctx: Context, row: str, spec: InProcessRow) -> list[Line]
                 sampler = _sampler_for(ctx, spec, None, None, ref.floor, ref.floor_args)
                 sampler()  # a probe: raises Unavailable where it cannot run
             else:
-                reason = measure.probe(ctx.python, ref.case, ctx.env(None, MODRT_BENCH_FLOORS=str(ctx.floors.dir)))
+                tree = ctx.on if ref.of_modrt else None
+                reason = measure.probe(ctx.python, ref.case, ctx.env(tree, MODRT_BENCH_FLOORS=str(ctx.floors.dir)))
                 if reason is not None:
                     raise Unavailable(reason)
-                sampler = _sampler_for(ctx, spec, ref.case, None)
+                sampler = _sampler_for(ctx, spec, ref.case, tree)
         except Unavailable as e:
             missing[ref.label] = str(e)
             say(f"  {row}: {ref.label} unavailable: {e}")
@@ -543,6 +545,7 @@ ROW_SPECS: dict[str, InProcessRow] = {
                 "<= 0.1x one-by-one",
                 0.1,
                 case="modrt-vulkan-one-by-one",
+                of_modrt=True,
             )
         ],
         note="The graph is the core's recorded list (no Vulkan reusable command buffer yet): a replay "
@@ -562,6 +565,7 @@ ROW_SPECS: dict[str, InProcessRow] = {
                 "<= 0.5x one-by-one",
                 0.5,
                 case="modrt-opencl-one-by-one",
+                of_modrt=True,
             )
         ],
         note="The core's recorded list (no cl_khr_command_buffer).",
@@ -578,6 +582,7 @@ ROW_SPECS: dict[str, InProcessRow] = {
                 "driver",
                 "the same, then dev.empty_cache(): clCreateBuffer + clReleaseMemObject each time",
                 case="modrt-driver-alloc",
+                of_modrt=True,
             )
         ],
     ),
@@ -593,6 +598,7 @@ ROW_SPECS: dict[str, InProcessRow] = {
                 "host",
                 "perf_counter around kernel(a, 4096); dev.sync()",
                 case="modrt-host-timing",
+                of_modrt=True,
             )
         ],
         note="What each method reports as the kernel's time, not its cost: host timing adds the launch, the "
