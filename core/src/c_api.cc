@@ -84,8 +84,7 @@ int32_t LastErrorCode() {
 
 const char* LastErrorMessage() {
   std::string kind, message;
-  if (LastErrorCode() == kModrtErrorOther ||
-      !common::SplitErrorKind(last_error, &kind, &message)) {
+  if (LastErrorCode() == kModrtErrorOther || !common::SplitErrorKind(last_error, &kind, &message)) {
     return last_error.c_str();
   }
   return last_error.c_str() + kind.size() + 2;

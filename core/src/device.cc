@@ -97,7 +97,8 @@ class DevicePool {
   void* Alloc(DeviceAPI* api, DLDevice device, size_t nbytes) {
     {
       std::lock_guard lock(mu_);
-      const uint64_t completed = device.device_type == kDLCPU ? UINT64_MAX : DeviceCompleted(device);
+      const uint64_t completed =
+          device.device_type == kDLCPU ? UINT64_MAX : DeviceCompleted(device);
       auto [first, last] = free_.equal_range(nbytes);
       for (auto it = first; it != last; ++it) {
         if (it->second.ready_after <= completed) {
@@ -156,16 +157,16 @@ class DevicePool {
   };
   Stats Get() {
     std::lock_guard lock(mu_);
-    return Stats{in_use_, peak_, live_, driver_allocs_, pool_bytes_,
-                 free_.empty() ? 0 : free_.rbegin()->first};
+    return Stats{in_use_,        peak_,       live_,
+                 driver_allocs_, pool_bytes_, free_.empty() ? 0 : free_.rbegin()->first};
   }
 
   std::string Summary(DeviceAPI* api, DLDevice device) {
     Stats s = Get();
-    std::string text = StrCat(DeviceKindName(device.device_type), "(", device.device_id,
-                              ") memory: ", s.in_use, " bytes in use by ", s.live,
-                              " tensors, peak ", s.peak, ", pool ", s.pool_bytes,
-                              " bytes cached (largest block ", s.largest_free, ")");
+    std::string text =
+        StrCat(DeviceKindName(device.device_type), "(", device.device_id, ") memory: ", s.in_use,
+               " bytes in use by ", s.live, " tensors, peak ", s.peak, ", pool ", s.pool_bytes,
+               " bytes cached (largest block ", s.largest_free, ")");
     OwnedValue total;
     {
       Ret r(total.out());

@@ -184,7 +184,8 @@ class PluginPayloadModule final : public PayloadModule, public PluginPart {
     auto it = payload().fmap.find(name);
     if (!launch || backend == nullptr || it == payload().fmap.end()) return launch;
     return StreamedLaunch(std::move(launch), &it->second,
-                          static_cast<DLDeviceType>(backend->device_type), Ref<Object>(static_cast<ModuleObj*>(this)));
+                          static_cast<DLDeviceType>(backend->device_type),
+                          Ref<Object>(static_cast<ModuleObj*>(this)));
   }
 };
 
@@ -392,21 +393,36 @@ const char* CoreDeviceKindName(int32_t device_type) {
 
 const ModrtCoreApi& CoreApi() {
   static const ModrtCoreApi api = {
-      sizeof(ModrtCoreApi),       MODRT_PLUGIN_ABI_MAJOR,
-      MODRT_PLUGIN_ABI_MINOR,     &ModrtSetLastError,
-      &ModrtGetLastError,         &ModrtObjectRetain,
-      &ModrtObjectRelease,        &ModrtObjectTypeIndex,
-      &ModrtBytesCreate,          &ModrtBytesGet,
-      &ModrtFunctionCreate,       &ModrtFunctionCall,
-      &ModrtRegisterGlobal,       &ModrtGetGlobal,
-      &ModrtTensorGetDLTensor,    &CoreDeviceKindName,
-      &CoreDTypeToString,         &ModrtRegisterBackend,
-      &CoreRegisterModuleFactory, &CoreRegisterDeviceApi,
-      &CoreModuleCreate,          &CoreModuleGetSelf,
-      &CorePayloadView,           &CorePayloadFunction,
-      &CoreFunctionArg,           &CoreFunctionLaunchTag,
-      &CorePayloadShader,         &CoreKernelArgsPack,
-      &SetTypedError,             &LastErrorCode,
+      sizeof(ModrtCoreApi),
+      MODRT_PLUGIN_ABI_MAJOR,
+      MODRT_PLUGIN_ABI_MINOR,
+      &ModrtSetLastError,
+      &ModrtGetLastError,
+      &ModrtObjectRetain,
+      &ModrtObjectRelease,
+      &ModrtObjectTypeIndex,
+      &ModrtBytesCreate,
+      &ModrtBytesGet,
+      &ModrtFunctionCreate,
+      &ModrtFunctionCall,
+      &ModrtRegisterGlobal,
+      &ModrtGetGlobal,
+      &ModrtTensorGetDLTensor,
+      &CoreDeviceKindName,
+      &CoreDTypeToString,
+      &ModrtRegisterBackend,
+      &CoreRegisterModuleFactory,
+      &CoreRegisterDeviceApi,
+      &CoreModuleCreate,
+      &CoreModuleGetSelf,
+      &CorePayloadView,
+      &CorePayloadFunction,
+      &CoreFunctionArg,
+      &CoreFunctionLaunchTag,
+      &CorePayloadShader,
+      &CoreKernelArgsPack,
+      &SetTypedError,
+      &LastErrorCode,
       &LastErrorMessage,
   };
   return api;

@@ -14,7 +14,11 @@ namespace modrt {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// Deadlines of condition-variable waits are on the system clock: libstdc++
+// waits on it with pthread_cond_timedwait, which glibc 2.28 has (the
+// steady clock's pthread_cond_clockwait came in 2.30; the wheels are
+// manylinux_2_28). Short slices keep a clock step from mattering.
+using Clock = std::chrono::system_clock;
 
 // In-flight limits per stream: launching faster than the device runs blocks
 // the launcher instead of growing memory (MODRT_MAX_IN_FLIGHT launches,
@@ -236,7 +240,8 @@ void StreamState::RunWorker() {
       kind = "RuntimeError";
       message = e.what();
     }
-    const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+    const double now =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     item.work = nullptr;  // releases what a host launch held, outside the lock
     lock.lock();
     if (item.kind == ItemKind::kMarker) {
@@ -255,8 +260,8 @@ void StreamState::RunWorker() {
       error_kind_ = kind;
       error_message_ =
           item.kind == ItemKind::kSync
-              ? StrCat("a launch on ", DeviceName(device_), " failed (pending: ", what, "): ",
-                       message)
+              ? StrCat("a launch on ", DeviceName(device_), " failed (pending: ", what,
+                       "): ", message)
               : StrCat("kernel ", what, " on ", DeviceName(device_), " failed: ", message);
     }
     Complete(item.seq, lock);
@@ -302,16 +307,15 @@ bool StreamState::Query(uint64_t seq) {
 bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s) {
   std::unique_lock lock(mu_);
   if (completed_ < seq && !host_executes()) RequestSync(lock);
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(std::max(0.0, slice_s)));
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(std::max(0.0, slice_s)));
   changed_.wait_until(lock, deadline, [&] { return completed_ >= seq || !error_kind_.empty(); });
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
   if (raise_after_s >= 0) {
     Fail("TimeoutError", "timed out after ", raise_after_s, " s waiting for ", DeviceName(device_),
-         ": ", pending_.size(), " launch", pending_.size() == 1 ? "" : "es", " pending: ",
-         PendingLocked(seq));
+         ": ", pending_.size(), " launch", pending_.size() == 1 ? "" : "es",
+         " pending: ", PendingLocked(seq));
   }
   return false;
 }
@@ -329,7 +333,8 @@ double StreamState::MarkerTime(uint64_t seq) {
 GraphObj::~GraphObj() {
   for (Launch& l : launches_) {
     for (ModrtValue& v : l.args) {
-      if (v.type_code == kModrtObject && v.v_obj != nullptr) static_cast<Object*>(v.v_obj)->DecRef();
+      if (v.type_code == kModrtObject && v.v_obj != nullptr)
+        static_cast<Object*>(v.v_obj)->DecRef();
     }
   }
 }
@@ -425,8 +430,8 @@ const std::shared_ptr<StreamState>& DefaultStream(DLDevice device) {
   const bool cached = device.device_type >= 0 && device.device_type < kCachedTypes &&
                       device.device_id >= 0 && device.device_id < kCachedIds;
   if (cached) {
-    if (auto* s = default_cache[device.device_type][device.device_id].load(
-            std::memory_order_acquire)) {
+    if (auto* s =
+            default_cache[device.device_type][device.device_id].load(std::memory_order_acquire)) {
       return *s;
     }
   }
@@ -492,54 +497,54 @@ Ref<FunctionObj> SelfAwareFunction(Body body) {
 
 Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info,
                                 DLDeviceType device_type, Ref<Object> keep_alive) {
-  return SelfAwareFunction([inner = std::move(inner), info, device_type,
-                            keep_alive = std::move(keep_alive)](
-                               const FunctionObj* self, const Args& args, ModrtValue* ret) {
-    StreamState& stream = StreamFor(LaunchDevice(args, device_type));
-    if (GraphObj* g = stream.capture()) return g->Record(self, args);
-    if (stream.host_executes()) {
-      // A plugin that launches on host memory runs its launch itself, now:
-      // after the work queued before it on the stream.
-      const uint64_t seq = stream.RecordMarker();
-      while (!stream.Wait(seq, 3600.0, -1.0)) {
-      }
-      return inner->Call(args.values(), args.size(), ret);
-    }
-    const size_t bytes = TensorArgBytes(args);
-    stream.Throttle(bytes);
-    inner->Call(args.values(), args.size(), ret);
-    stream.NoteLaunch(RecordOf(*info, args), bytes);
-  });
+  return SelfAwareFunction(
+      [inner = std::move(inner), info, device_type, keep_alive = std::move(keep_alive)](
+          const FunctionObj* self, const Args& args, ModrtValue* ret) {
+        StreamState& stream = StreamFor(LaunchDevice(args, device_type));
+        if (GraphObj* g = stream.capture()) return g->Record(self, args);
+        if (stream.host_executes()) {
+          // A plugin that launches on host memory runs its launch itself, now:
+          // after the work queued before it on the stream.
+          const uint64_t seq = stream.RecordMarker();
+          while (!stream.Wait(seq, 3600.0, -1.0)) {
+          }
+          return inner->Call(args.values(), args.size(), ret);
+        }
+        const size_t bytes = TensorArgBytes(args);
+        stream.Throttle(bytes);
+        inner->Call(args.values(), args.size(), ret);
+        stream.NoteLaunch(RecordOf(*info, args), bytes);
+      });
 }
 
 Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInfo* info) {
-  return SelfAwareFunction([prepare = std::move(prepare), info](
-                               const FunctionObj* self, const Args& args, ModrtValue*) {
-    StreamState& stream = StreamFor(LaunchDevice(args, kDLCPU));
-    if (GraphObj* g = stream.capture()) return g->Record(self, args);
-    std::function<void()> work = prepare(args);
-    bool borrowed = false;
-    for (int32_t i = 0; i < args.size(); ++i) borrowed |= args[i].type_code == kModrtDLTensorPtr;
-    if (borrowed) {
-      // Borrowed DLTensors cannot be kept for later: run now, after the stream's work.
-      uint64_t seq = stream.RecordMarker();
-      while (!stream.Wait(seq, 3600.0, -1.0)) {
-      }
-      work();
-      return;
-    }
-    // The queued work holds the tensor objects until it has run.
-    std::vector<Ref<Object>> held;
-    for (int32_t i = 0; i < args.size(); ++i) {
-      if (args[i].type_code == kModrtObject && args[i].v_obj != nullptr) {
-        held.emplace_back(static_cast<Object*>(args[i].v_obj));
-      }
-    }
-    stream.Enqueue(RecordOf(*info, args), TensorArgBytes(args),
-                   [work = std::move(work), held = std::move(held)] { work(); });
-  });
+  return SelfAwareFunction(
+      [prepare = std::move(prepare), info](const FunctionObj* self, const Args& args, ModrtValue*) {
+        StreamState& stream = StreamFor(LaunchDevice(args, kDLCPU));
+        if (GraphObj* g = stream.capture()) return g->Record(self, args);
+        std::function<void()> work = prepare(args);
+        bool borrowed = false;
+        for (int32_t i = 0; i < args.size(); ++i)
+          borrowed |= args[i].type_code == kModrtDLTensorPtr;
+        if (borrowed) {
+          // Borrowed DLTensors cannot be kept for later: run now, after the stream's work.
+          uint64_t seq = stream.RecordMarker();
+          while (!stream.Wait(seq, 3600.0, -1.0)) {
+          }
+          work();
+          return;
+        }
+        // The queued work holds the tensor objects until it has run.
+        std::vector<Ref<Object>> held;
+        for (int32_t i = 0; i < args.size(); ++i) {
+          if (args[i].type_code == kModrtObject && args[i].v_obj != nullptr) {
+            held.emplace_back(static_cast<Object*>(args[i].v_obj));
+          }
+        }
+        stream.Enqueue(RecordOf(*info, args), TensorArgBytes(args),
+                       [work = std::move(work), held = std::move(held)] { work(); });
+      });
 }
-
 
 // ---------------------------------------------------------------------------
 // Registry functions (Python: modrt.Stream, modrt.Event, modrt.Graph).
@@ -712,8 +717,8 @@ MODRT_STATIC_INIT([] {
   });
   RegisterGlobal("graph.size", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "graph.size");
-    r->SetInt(static_cast<int64_t>(
-        static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->size()));
+    r->SetInt(
+        static_cast<int64_t>(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->size()));
   });
   // graph.replay(graph, stream, captured tensor, replacement, ...)
   RegisterGlobal("graph.replay", [](const Args& a, Ret*) {
@@ -725,7 +730,8 @@ MODRT_STATIC_INIT([] {
            DeviceName(s->device()));
     }
     if (s->capture() != nullptr) Fail("RuntimeError", "cannot replay into a capturing stream");
-    if ((a.size() - 2) % 2 != 0) Fail("ValueError", "graph.replay takes (captured, replacement) pairs");
+    if ((a.size() - 2) % 2 != 0)
+      Fail("ValueError", "graph.replay takes (captured, replacement) pairs");
     std::vector<std::pair<Object*, Object*>> bindings;
     for (int32_t i = 2; i < a.size(); i += 2) {
       bindings.emplace_back(a.Obj(i, kModrtObjTensor, "tensor"),

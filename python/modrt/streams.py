@@ -251,8 +251,7 @@ def _drain_at_exit() -> None:
     if not pending:
         return
     sys.stderr.write(
-        f"modrt: warning: exiting with work still pending after {limit:g} s "
-        f"(MODRT_EXIT_TIMEOUT): {pending}\n"
+        f"modrt: warning: exiting with work still pending after {limit:g} s (MODRT_EXIT_TIMEOUT): {pending}\n"
     )
     sys.stderr.flush()
     sys.stdout.flush()

@@ -60,12 +60,17 @@ ROWS = [
     "cuda-h2d",
     "cuda-d2h",
     "artifact",
+    "vulkan-graph",
+    "opencl-graph",
+    "pool-alloc",
+    "event-timing",
     "build",
 ]
 # Names for several rows at once.
 GROUPS = {
     "bandwidth": ["opencl-h2d", "opencl-d2h", "vulkan-h2d", "vulkan-d2h"],
     "cuda": ["cuda-launch", "cuda-h2d", "cuda-d2h"],
+    "device-layer": ["vulkan-graph", "opencl-graph", "pool-alloc", "event-timing"],
 }
 # Repeats of every row; a row whose repeats disagree by more than
 # report.UNSTABLE is unstable.
@@ -274,6 +279,7 @@ class Ref:
     case: str | None = None  # worker.py case ...
     floor: str | None = None  # ... or a C floor binary
     floor_args: tuple[str, ...] = ()
+    of_modrt: bool = False  # a worker case of modrt itself (another way to do the same), run on its tree
 
 
 @dataclass
@@ -332,10 +338,11 @@ def run_in_process_row(ctx: Context, row: str, spec: InProcessRow) -> list[Line]
                 sampler = _sampler_for(ctx, spec, None, None, ref.floor, ref.floor_args)
                 sampler()  # a probe: raises Unavailable where it cannot run
             else:
-                reason = measure.probe(ctx.python, ref.case, ctx.env(None, MODRT_BENCH_FLOORS=str(ctx.floors.dir)))
+                tree = ctx.on if ref.of_modrt else None
+                reason = measure.probe(ctx.python, ref.case, ctx.env(tree, MODRT_BENCH_FLOORS=str(ctx.floors.dir)))
                 if reason is not None:
                     raise Unavailable(reason)
-                sampler = _sampler_for(ctx, spec, ref.case, None)
+                sampler = _sampler_for(ctx, spec, ref.case, tree)
         except Unavailable as e:
             missing[ref.label] = str(e)
             say(f"  {row}: {ref.label} unavailable: {e}")
@@ -523,6 +530,80 @@ ROW_SPECS: dict[str, InProcessRow] = {
         modrt_case="modrt-cuda-d2h",
         modrt_command="t.numpy()",
         refs=[Ref("cupy", "d.get()", case="cupy-d2h")],
+    ),
+    "vulkan-graph": InProcessRow(
+        what="per dispatch: 1,000 small lavapipe dispatches replayed from a modrt.Graph",
+        unit="us",
+        n=2000,
+        scale=1e6,
+        modrt_case="modrt-vulkan-graph-replay",
+        modrt_command="graph.replay() of 1,000 captured add_one launches; stream.synchronize()",
+        refs=[
+            Ref(
+                "one-by-one",
+                'mod["add_one"](a, 64, 1, 64) x1,000 from Python; dev.sync()',
+                "<= 0.1x one-by-one",
+                0.1,
+                case="modrt-vulkan-one-by-one",
+                of_modrt=True,
+            )
+        ],
+        note="The graph is the core's recorded list (no Vulkan reusable command buffer yet): a replay "
+        "saves Python's call overhead, not the backend's per-dispatch submit.",
+    ),
+    "opencl-graph": InProcessRow(
+        what="per dispatch: 1,000 small PoCL launches replayed from a modrt.Graph",
+        unit="us",
+        n=2000,
+        scale=1e6,
+        modrt_case="modrt-opencl-graph-replay",
+        modrt_command="graph.replay() of 1,000 captured add_one launches; stream.synchronize()",
+        refs=[
+            Ref(
+                "one-by-one",
+                'mod["add_one"](a, 64, 1, 64) x1,000 from Python; dev.sync()',
+                "<= 0.5x one-by-one",
+                0.5,
+                case="modrt-opencl-one-by-one",
+                of_modrt=True,
+            )
+        ],
+        note="The core's recorded list (no cl_khr_command_buffer).",
+    ),
+    "pool-alloc": InProcessRow(
+        what="1 MiB OpenCL tensor made and dropped, from the pool",
+        unit="us",
+        n=2000,
+        scale=1e6,
+        modrt_case="modrt-pool-alloc",
+        modrt_command='modrt.empty((262144,), "float32", dev)',
+        refs=[
+            Ref(
+                "driver",
+                "the same, then dev.empty_cache(): clCreateBuffer + clReleaseMemObject each time",
+                case="modrt-driver-alloc",
+                of_modrt=True,
+            )
+        ],
+    ),
+    "event-timing": InProcessRow(
+        what="one cpu kernel (64 x 4096 float adds) as timed by events (the stream worker's clock)",
+        unit="us",
+        n=200,
+        scale=1e6,
+        modrt_case="modrt-event-timing",
+        modrt_command="s.record(); kernel(a, 4096); e = s.record(); e.synchronize(); e.elapsed_ms(start)",
+        refs=[
+            Ref(
+                "host",
+                "perf_counter around kernel(a, 4096); dev.sync()",
+                case="modrt-host-timing",
+                of_modrt=True,
+            )
+        ],
+        note="What each method reports as the kernel's time, not its cost: host timing adds the launch, the "
+        "hand-off to the worker and the wait. Backend devices have no device timestamps yet (elapsed_ms "
+        "refuses there).",
     ),
     "artifact": InProcessRow(
         what="load a .modrt of 100 OpenCL kernels, call each once",

@@ -38,13 +38,13 @@ std::string StrCat(const Parts&... parts) {
 // The Python exception class name of a typed error code (plugin_api.h), or
 // null for kModrtErrorNone, kModrtErrorOther and codes this build does not know.
 inline const char* ErrorKindOfCode(int32_t code) {
-  static const char* const kKinds[] = {
-      nullptr,       "RuntimeError",        "ValueError", "TypeError",         "KeyError",
-      "IndexError",  "MemoryError",         "TimeoutError", "NotImplementedError", "OSError",
-      "FileNotFoundError", "ImportError",   "OverflowError", "AttributeError"};
-  return code >= 0 && code < static_cast<int32_t>(sizeof(kKinds) / sizeof(kKinds[0]))
-             ? kKinds[code]
-             : nullptr;
+  static const char* const kKinds[] = {nullptr,         "RuntimeError",      "ValueError",
+                                       "TypeError",     "KeyError",          "IndexError",
+                                       "MemoryError",   "TimeoutError",      "NotImplementedError",
+                                       "OSError",       "FileNotFoundError", "ImportError",
+                                       "OverflowError", "AttributeError"};
+  return code >= 0 && code < static_cast<int32_t>(sizeof(kKinds) / sizeof(kKinds[0])) ? kKinds[code]
+                                                                                      : nullptr;
 }
 
 // The code of an exception class name; kModrtErrorOther when it has none.
