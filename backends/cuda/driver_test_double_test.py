@@ -174,7 +174,18 @@ def test_launch_errors_from_the_driver_are_clean(dev, mod, log):
 
 
 def test_a_kernel_missing_from_the_module_is_named(dev):
-    m = modrt.compile(KERNELS, "cuda", ["vsub(float32*; blockIdx.x, threadIdx.x)"])
+    # At compile time, from NVRTC's PTX.
+    with pytest.raises(
+        ValueError,
+        match=r"no single kernel 'vsub' \(no such entry point\); its entry points are: vadd, block_sum, scalars, tile$",
+    ):
+        modrt.compile(KERNELS, "cuda", ["vsub(float32*; blockIdx.x, threadIdx.x)"])
+    # A module made from a payload directly (no codegen to check it): at the launch.
+    ptx = modrt.compile(KERNELS, "cuda", SIGNATURES[:1]).inspect_source("ptx")
+    payload = modrt.Payload.create(
+        "single-binary", "ptx", ["vsub(float32*; blockIdx.x, threadIdx.x)"], code=ptx.encode()
+    )
+    m = modrt.load_module_from_bytes("cuda", payload.save())
     with pytest.raises(RuntimeError, match="finding kernel 'vsub'.*CUDA_ERROR_NOT_FOUND"):
         m["vsub"](modrt.empty((1,), "float32", dev), 1, 1)
 
