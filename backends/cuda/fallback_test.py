@@ -17,6 +17,8 @@ SCALE = (
     "}\n"
 )
 SIGNATURE = "scale(float32*, float32, int32; blockIdx.x, threadIdx.x)"
+# What a module keeps: the given signature with the names the kernel declares.
+KEPT = "scale(float32* x, float32 a, int32 n; blockIdx.x, threadIdx.x)"
 NOT_LINKED = (
     "CUDA runtime is not linked into this build; cannot launch kernels. Build with "
     "--//backends:cuda=on, or load this module where libmodrt_runtime_cuda.so is present."
@@ -111,7 +113,7 @@ def test_without_nvcc_or_nvrtc_the_source_is_kept_and_codegen_says_so(without_nv
     with pytest.warns(RuntimeWarning, match="neither nvcc nor NVRTC is installed.*fmt 'cuda'"):
         mod = modrt.compile(SCALE, "cuda", [SIGNATURE])
     assert mod.inspect_source() == SCALE
-    payload = modrt.Payload.create("single-binary", "cuda", [SIGNATURE], code=SCALE.encode())
+    payload = modrt.Payload.create("single-binary", "cuda", [KEPT], code=SCALE.encode())
     assert mod.save_to_bytes() == payload.save()
 
 
@@ -131,7 +133,8 @@ def test_fallback_has_the_real_kind_and_refuses_with_the_exact_message(fallback)
 
 def test_fallback_bytes_are_the_payload_serialization(fallback):
     ptx = fallback.inspect_source("ptx").encode()
-    payload = modrt.Payload.create("single-binary", "ptx", [SIGNATURE], code=ptx)
+    assert fallback.signature("scale") == KEPT
+    payload = modrt.Payload.create("single-binary", "ptx", [KEPT], code=ptx)
     assert fallback.save_to_bytes() == payload.save()
 
 

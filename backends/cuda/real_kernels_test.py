@@ -10,7 +10,6 @@ import re
 import pytest
 
 import modrt
-from modrt import _signature_match
 from modrt.backend import cuda as cuda_hook
 from modrt.backend.cuda import nvrtc, reflection
 from modrt.target import Target
@@ -45,13 +44,6 @@ REAL_KERNELS = {
 }
 
 
-def unnamed(signature: str) -> str:
-    """The signature as the core's parser takes it today: no argument names."""
-    sig = _signature_match.parse(signature)
-    args = ", ".join(a.spelled() for a in sig.args)
-    return f"{sig.name}({args}; {', '.join(sig.tags)})"
-
-
 @pytest.fixture(autouse=True)
 def _fallback(monkeypatch):
     monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
@@ -71,39 +63,46 @@ def test_real_kernels_are_reflected_from_their_source(name):
 @pytest.mark.parametrize("name", sorted(REAL_KERNELS))
 def test_real_kernels_compile_unchanged_and_their_entries_match(name):
     source = kernel(name)
-    signatures = [unnamed(s) for s in REAL_KERNELS[name]]
-    mod = modrt.compile(source, "cuda", signatures)
+    mod = modrt.compile(source, "cuda")
     ptx = mod.inspect_source("ptx")
     assert mod.inspect_source("cuda") == source
-    for entry, sig in zip(reflection.ptx_entries(ptx), signatures):
-        assert entry.name == sig.partition("(")[0]
+    assert [mod.signature(f) for f in mod.function_names] == REAL_KERNELS[name]
+    assert [e.name for e in reflection.ptx_entries(ptx)] == mod.function_names
 
 
 def test_a_signature_that_disagrees_with_the_kernel_is_refused_showing_both_sides():
-    with pytest.raises(_signature_match.SignatureMismatch) as e:
+    with pytest.raises(modrt.SignatureError) as e:
         modrt.compile(kernel("tvm_add_half_dyn.cu"), "cuda", ["main_kernel(float32*, float32*, float32*, int32)"])
     assert str(e.value) == (
-        "the signature of 'main_kernel' does not match the CUDA C++ kernel:\n"
-        "  kernel:    main_kernel(float32* A_ptr, float16* B_ptr, float32* compute_ptr, int32 n"
-        "; blockIdx.x, threadIdx.x)\n"
-        "  signature: main_kernel(float32*, float32*, float32*, int32)\n"
-        "  argument 1 (B_ptr): the kernel declares a buffer of float16, the signature says a buffer of float32"
+        "the signature does not match the CUDA C++ kernel: argument 1 ('B_ptr') has buffer element type "
+        "float32 in the signature, float16 in the kernel\n"
+        "  given:  main_kernel(float32*, float32*, float32*, int32)\n"
+        "  kernel: main_kernel(float32* A_ptr, float16* B_ptr, float32* compute_ptr, int32 n"
+        "; blockIdx.x, threadIdx.x)"
     )
 
 
 def test_a_signature_with_too_few_arguments_is_refused():
-    with pytest.raises(
-        _signature_match.SignatureMismatch,
-        match=r"the kernel takes 4 arguments \(A_ptr, B_ptr, compute_ptr, n\); the signature gives 3",
-    ):
+    with pytest.raises(modrt.SignatureError, match="3 arguments in the signature, 4 in the kernel"):
         modrt.compile(kernel("tvm_add_half_dyn.cu"), "cuda", ["main_kernel(float32*, float16*, float32*)"])
 
 
 def test_a_signature_naming_no_kernel_of_the_source_is_refused():
-    with pytest.raises(
-        ValueError, match=r"has no single kernel 'k' \(no such entry point\); its entry points are: main_kernel$"
-    ):
+    with pytest.raises(ValueError, match=r"the CUDA C\+\+ source has no kernel 'k' \(it defines: main_kernel\)"):
         modrt.compile(kernel("tvm_row_sum.cu"), "cuda", ["k(float32*, float32*)"])
+
+
+def test_kernels_a_macro_writes_need_signatures_and_are_found_in_the_ptx():
+    source = '#define KERNEL(n) extern "C" __global__ void n(float* x) { x[0] = 1; }\nKERNEL(made)\n'
+    assert cuda_hook.reflect(source) is None
+    with pytest.raises(ValueError, match="needs function signatures"):
+        modrt.compile(source, "cuda")
+    mod = modrt.compile(source, "cuda", ["made(float32*; blockIdx.x, threadIdx.x)"])
+    assert [e.name for e in reflection.ptx_entries(mod.inspect_source("ptx"))] == ["made"]
+    with pytest.raises(
+        ValueError, match=r"has no single kernel 'other' \(no such entry point\); its entry points are: made$"
+    ):
+        modrt.compile(source, "cuda", ["other(float32*; blockIdx.x, threadIdx.x)"])
 
 
 CPP_KERNEL = "__global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n"
@@ -119,18 +118,19 @@ def test_a_cpp_kernel_is_found_under_its_plain_name():
 def test_overloaded_cpp_kernels_are_refused_naming_the_entry_points():
     source = CPP_KERNEL + "__global__ void scale(int* x, int a) { x[threadIdx.x] *= a; }\n"
     with pytest.raises(ValueError) as e:
-        modrt.compile(source, "cuda", ["scale(float32*, float32; blockIdx.x, threadIdx.x)"], validate=False)
+        modrt.compile(source, "cuda", ["scale(float32*, float32; blockIdx.x, threadIdx.x)"])
     assert "has no single kernel 'scale' (several C++ kernels are named so" in str(e.value)
     assert "_Z5scalePff (C++ scale), _Z5scalePii (C++ scale)" in str(e.value)
 
 
 def test_a_missing_entry_is_refused_naming_the_entry_points():
+    source = CPP_KERNEL + "__global__ void scale(int* x, int a) { x[threadIdx.x] *= a; }\n"
     with pytest.raises(
         ValueError,
         match=r"has no single kernel 'other' \(no such entry point\); "
-        r"its entry points are: _Z5scalePff \(C\+\+ scale\)",
+        r"its entry points are: _Z5scalePff \(C\+\+ scale\), _Z5scalePii \(C\+\+ scale\)$",
     ):
-        modrt.compile(CPP_KERNEL, "cuda", ["other(float32*, float32)"], validate=False)
+        modrt.compile(source, "cuda", ["other(float32*, float32)"])
 
 
 def test_user_options_and_include_dirs_reach_nvrtc(tmp_path):
@@ -147,7 +147,7 @@ def test_user_options_and_include_dirs_reach_nvrtc(tmp_path):
 def test_a_bad_user_option_is_nvrtcs_error():
     tgt = Target("cuda", options=["--no-such-option"])
     with pytest.raises(modrt.CompileError, match="no-such-option"):
-        modrt.compile(CPP_KERNEL, tgt, ["scale(float32*, float32)"])
+        modrt.compile(CPP_KERNEL, tgt)
 
 
 PTX = """
@@ -169,19 +169,28 @@ PTX = """
 
 
 def test_ptx_text_is_a_ptx_module():
-    mod = modrt.compile(PTX, "cuda", ["scale(float32*, float32; blockIdx.x, threadIdx.x)"])
+    mod = modrt.compile(PTX, "cuda", ["scale(float32* x, float32 a; blockIdx.x, threadIdx.x)"])
     assert mod.inspect_source("ptx").strip() == PTX.strip()
-    assert cuda_hook.reflect(PTX) == []
+    assert mod.signature("scale") == "scale(float32* x, float32 a; blockIdx.x, threadIdx.x)"
+    assert cuda_hook.reflect(PTX) is None
+
+
+def test_ptx_needs_signatures():
+    with pytest.raises(
+        ValueError,
+        match="compile for target 'cuda' needs function signatures: this source does not declare its interface",
+    ):
+        modrt.compile(PTX, "cuda")
 
 
 def test_a_ptx_signature_with_the_wrong_parameter_sizes_is_refused():
-    with pytest.raises(_signature_match.SignatureMismatch) as e:
+    with pytest.raises(modrt.SignatureError) as e:
         modrt.compile(PTX, "cuda", ["scale(float32*, float64)"])
     assert str(e.value) == (
-        "the signature of 'scale' does not match the PTX entry 'scale':\n"
-        "  entry:     scale(.u64, .f32)  [bytes: [8, 4]]\n"
-        "  signature: scale(float32*, float64)  [bytes: [8, 8]]\n"
-        "  each buffer is a 64-bit pointer; each scalar must be as wide as its .param"
+        "the signature does not match the CUDA C++ kernel: the .param sizes of PTX entry 'scale' are [8, 4] "
+        "bytes, the signature's [8, 8] (a buffer is a 64-bit pointer; a scalar is as wide as its dtype)\n"
+        "  given:  scale(float32*, float64)\n"
+        "  kernel: scale(.u64, .f32)"
     )
 
 

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import modrt
-from modrt import _signature_match
 from modrt.backend import opencl as opencl_hook
 from modrt.backend.opencl import reflection
 
@@ -21,13 +20,6 @@ def kernel(name: str) -> str:
         return f.read()
 
 
-def unnamed(signature: str) -> str:
-    """A reflected signature as the core's parser takes it today (no names or const)."""
-    sig = _signature_match.parse(signature)
-    args = ", ".join(a.dtype + ("*" if a.is_buffer else "") for a in sig.args)
-    return f"{sig.name}({args}; {', '.join(sig.tags)})"
-
-
 @pytest.fixture(scope="module")
 def dev():
     d = modrt.device("opencl", 0)
@@ -36,10 +28,10 @@ def dev():
 
 
 def compiled(name: str):
-    """The kernel of testdata file `name`, compiled with the signature read from it."""
-    source = kernel(name)
-    (signature,) = opencl_hook.reflect(source)
-    return modrt.compile(source, "opencl", [unnamed(signature)]), signature.partition("(")[0]
+    """The kernel of testdata file `name`, compiled with no signature (modrt reads it), and its name."""
+    mod = modrt.compile(kernel(name), "opencl")
+    (function,) = mod.function_names
+    return mod, function
 
 
 RNG = np.random.default_rng(26)
@@ -153,38 +145,70 @@ def test_a_dimension_that_is_not_a_literal_means_three():
     ]
 
 
+def test_the_module_keeps_the_kernels_signature():
+    mod = modrt.compile(kernel("tvm_add_int_dyn.cl"), "opencl")
+    assert mod.signature("main_kernel") == REFLECTED["tvm_add_int_dyn.cl"]
+
+
+def test_arguments_pass_by_the_names_the_kernel_declares(dev):
+    mod, name = compiled("tvm_row_sum.cl")
+    m = RNG.standard_normal((64, 128), dtype="float32")
+    out = modrt.empty((64,), "float32", dev)
+    mod[name](S_ptr=out, M_ptr=modrt.tensor(m.ravel(), dev), blockIdx_x=1, threadIdx_x=64)
+    np.testing.assert_allclose(out.numpy(), m.sum(axis=1), rtol=1e-4)
+
+
 def test_a_wrong_element_type_is_refused_showing_both_sides():
-    with pytest.raises(_signature_match.SignatureMismatch) as e:
+    with pytest.raises(modrt.SignatureError) as e:
         modrt.compile(kernel("tvm_add_int_dyn.cl"), "opencl", ["main_kernel(float32*, float32*, float32*, int32)"])
     assert str(e.value) == (
-        "the signature of 'main_kernel' does not match the OpenCL C kernel:\n"
-        "  kernel:    main_kernel(float32* A_ptr, int32* B_ptr, float32* compute_ptr, int32 n"
-        "; blockIdx.x, threadIdx.x)\n"
-        "  signature: main_kernel(float32*, float32*, float32*, int32)\n"
-        "  argument 1 (B_ptr): the kernel declares a buffer of int32, the signature says a buffer of float32"
+        "the signature does not match the OpenCL C kernel: argument 1 ('B_ptr') has buffer element type "
+        "float32 in the signature, int32 in the kernel\n"
+        "  given:  main_kernel(float32*, float32*, float32*, int32)\n"
+        "  kernel: main_kernel(float32* A_ptr, int32* B_ptr, float32* compute_ptr, int32 n"
+        "; blockIdx.x, threadIdx.x)"
     )
 
 
 def test_a_scalar_given_as_a_buffer_is_refused():
     with pytest.raises(
-        _signature_match.SignatureMismatch,
-        match=r"argument 3 \(n\): the kernel declares a scalar of int32, the signature says a buffer of int32",
+        modrt.SignatureError, match=r"argument 3 \('n'\) is a buffer in the signature, a scalar in the kernel"
     ):
         modrt.compile(kernel("tvm_add_int_dyn.cl"), "opencl", ["main_kernel(float32*, int32*, float32*, int32*)"])
 
 
 def test_a_wrong_argument_count_is_refused():
-    with pytest.raises(
-        _signature_match.SignatureMismatch,
-        match=r"the kernel takes 2 arguments \(M_ptr, S_ptr\); the signature gives 3",
-    ):
+    with pytest.raises(modrt.SignatureError, match="3 arguments in the signature, 2 in the kernel"):
         modrt.compile(kernel("tvm_row_sum.cl"), "opencl", ["main_kernel(float32*, float32*, int32)"])
+
+
+def test_a_wrong_name_is_refused():
+    with pytest.raises(
+        modrt.SignatureError, match=r"argument 0 \('A'\) is named 'A' in the signature, 'M_ptr' in the kernel"
+    ):
+        modrt.compile(kernel("tvm_row_sum.cl"), "opencl", ["main_kernel(float32* A, float32*)"])
+
+
+def test_const_on_a_buffer_the_kernel_writes_is_refused():
+    with pytest.raises(
+        modrt.SignatureError, match=r"argument 1 \('S_ptr'\) is const in the signature, but the kernel may write it"
+    ):
+        modrt.compile(kernel("tvm_row_sum.cl"), "opencl", ["main_kernel(float32*, const float32*)"])
 
 
 def test_a_missing_dyn_shared_mem_tag_is_refused():
     source = "__kernel void k(__global float* out, __local float* s) { out[0] = s[0]; }"
     with pytest.raises(
-        _signature_match.SignatureMismatch,
-        match="the kernel takes dynamic shared memory; the signature has no dyn_shared_mem",
+        modrt.SignatureError, match="the kernel takes dynamic shared memory; the signature has no dyn_shared_mem"
     ):
         modrt.compile(source, "opencl", ["k(float32*; blockIdx.x, threadIdx.x)"])
+
+
+def test_a_kernel_the_source_lacks_is_refused_naming_those_it_has():
+    with pytest.raises(ValueError, match=r"the OpenCL C source has no kernel 'k' \(it defines: main_kernel\)"):
+        modrt.compile(kernel("tvm_row_sum.cl"), "opencl", ["k(float32*, float32*)"])
+
+
+def test_source_that_does_not_parse_is_a_compile_error():
+    with pytest.raises(modrt.CompileError, match=r"<k.cl>:1:\d+: error"):
+        modrt.compile("__kernel void k(__global float* x) { x[0] = y; }", "opencl")

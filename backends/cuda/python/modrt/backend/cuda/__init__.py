@@ -24,15 +24,15 @@ def detect_target(dev: Device) -> Target:
     )
 
 
-def reflect(source: str | bytes) -> list[str]:
-    """The canonical signatures the kernel declares (docs/formats/cuda.md):
-    read from CUDA C++ source, or from PTX for the entry names (PTX records no
-    element types, so a PTX module needs signatures; they are checked there)."""
+def reflect(source: str | bytes) -> list[str] | None:
+    """The canonical signatures the kernels in CUDA C++ source declare
+    (docs/formats/cuda.md); None for PTX, which records no element types: a
+    PTX module needs signatures, checked against its .entry and .param lists."""
     from . import reflection
 
     text = text_of(source)
     if reflection.is_ptx(text):
-        return []
+        return None
     return reflection.reflect(text)
 
 
@@ -47,46 +47,28 @@ def _options(tgt: Target) -> list[str]:
     return options
 
 
-def _checked_names(text: str, functions: list[str]) -> None:
-    """Given signatures against the kernels the CUDA C++ source declares."""
-    from modrt import _signature_match, _validate
-
-    from . import reflection
-
-    if not _validate.enabled():
-        return
-    try:
-        kernels = reflection.reflect(text)
-    except reflection.ReflectionError:
-        return  # a parameter modrt cannot type: the signature is the user's word; PTX sizes are still checked
-    # Kernels the scan does not see (a macro's) are left to the PTX, which names the entry points that exist.
-    seen = {k.partition("(")[0] for k in kernels}
-    _signature_match.check("CUDA C++", kernels, [f for f in functions if parse_signature(f)[0] in seen])
-
-
 def _ptx_checked(ptx: str, functions: list[str], language: str) -> str:
     """PTX whose entries answer to the functions' names: each name resolved
     (an extern "C" kernel's own, or a C++ kernel's mangled one, renamed in the
     PTX to the plain name) and each .param list checked against the signature."""
-    from modrt import _signature_match
+    from modrt import SignatureError
 
     from . import reflection
 
-    entries = reflection.resolve_entries(
-        reflection.ptx_entries(ptx), [parse_signature(f)[0] for f in functions], language
-    )
+    names = [parse_signature(f)[0] for f in functions]
+    entries = reflection.resolve_entries(reflection.ptx_entries(ptx), names, language)
     renames = {}
     for text in functions:
         name, args, _ = parse_signature(text)
         entry = entries[name]
-        given = [reflection.Param(dtype, is_buffer) for dtype, is_buffer in args]
-        sizes = [p.nbytes for p in given]
+        sizes = [reflection.Param(a.dtype, a.is_buffer).nbytes for a in args]
         if sizes != entry.param_bytes:
-            raise _signature_match.SignatureMismatch(
-                f"the signature of '{name}' does not match the {language} entry '{entry.name}':\n"
-                f"  entry:     {entry.name}({', '.join(entry.param_types)})  [bytes: {entry.param_bytes}]\n"
-                f"  signature: {text}  [bytes: {sizes}]\n"
-                "  each buffer is a 64-bit pointer; each scalar must be as wide as its .param"
+            raise SignatureError(
+                "cuda",
+                text,
+                f"{entry.name}({', '.join(entry.param_types)})",
+                f"the .param sizes of {language} entry '{entry.name}' are {entry.param_bytes} bytes, "
+                f"the signature's {sizes} (a buffer is a 64-bit pointer; a scalar is as wide as its dtype)",
             )
         if entry.name != name:
             renames[entry.name] = name
@@ -109,7 +91,6 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     if reflection.is_ptx(text):
         ptx = _ptx_checked(text, functions, "PTX")
         return Payload.create("single-binary", "ptx", functions, code=ptx.encode(), sources={"ptx": text})
-    _checked_names(text, functions)
     arch = tgt.attrs.get("arch", DEFAULT_ARCH)
     options = _options(tgt)
     nvcc = find_tool("nvcc")
@@ -173,4 +154,4 @@ def register_backend() -> None:
     # the runtime's compile-on-load alike, asks this where Python packages
     # live, so NVRTC from a wheel is found the same way by both.
     _ffi.register_func("backend.cuda.nvrtc_package_roots", _nvrtc_package_roots, override=True)
-    backend.register_in_tree("cuda", detect_target, codegen)
+    backend.register_in_tree("cuda", detect_target, codegen, reflect)

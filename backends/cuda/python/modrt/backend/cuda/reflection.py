@@ -276,6 +276,7 @@ def scan_kernels(source: str) -> list[Kernel]:
         for m in re.finditer(r"(?:\bextern\s+__shared__|\b__shared__\s+extern)\b[^;{}]*?(\w+)\s*\[\s*\]", text)
     ]
     kernels: dict[str, Kernel] = {}
+    overloaded: set[str] = set()
     for m in _GLOBAL.finditer(text):
         # The statement's start: after the previous ; } or { (a template<> before it is part of it).
         start = max(text.rfind(c, 0, m.start()) for c in ";}{") + 1
@@ -310,17 +311,36 @@ def scan_kernels(source: str) -> list[Kernel]:
         if decls == ["void"]:
             decls = []
         if templated:
-            kernel = Kernel(name, [], tags, extern_c=False)
-        else:
-            kernel = Kernel(name, [parse_param(name, k, d) for k, d in enumerate(decls)], tags, extern_c)
+            continue  # a template is no entry point until instantiated: NVRTC's PTX names those
+        kernel = Kernel(name, [parse_param(name, k, d) for k, d in enumerate(decls)], tags, extern_c)
+        if name in kernels and kernels[name].params != kernel.params:
+            overloaded.add(name)
         if name not in kernels or (body and body.group(1) == "{"):
             kernels[name] = kernel
+    if overloaded:
+        raise Overloaded(sorted(overloaded))
     return list(kernels.values())
 
 
-def reflect(source: str) -> list[str]:
-    """The canonical signature of every kernel in CUDA C++ `source`."""
-    return [k.signature() for k in scan_kernels(source)]
+class Overloaded(ReflectionError):
+    """Several kernels of one name (C++ overloads): which one a name means is NVRTC's PTX to say."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        super().__init__(f"overloaded kernels: {', '.join(names)}")
+
+
+def reflect(source: str) -> list[str] | None:
+    """The canonical signature of every kernel in CUDA C++ `source`; None when
+    a preprocessor line declares one (a macro's kernels are NVRTC's to see) or
+    a name is overloaded: then signatures are given, and checked against the PTX."""
+    text = strip_comments(source)
+    if len(_GLOBAL.findall(text)) != len(_GLOBAL.findall(strip_directives(text))):
+        return None
+    try:
+        return [k.signature() for k in scan_kernels(source)]
+    except Overloaded:
+        return None  # signatures are given, and the PTX refuses a name that means several kernels
 
 
 # ---------------------------------------------------------------- PTX

@@ -24,6 +24,7 @@ import json
 import re
 
 from modrt import _validate
+from modrt._compile_errors import CompileError
 
 # OpenCL C scalar types, as clang spells them after typedefs, and their dtypes.
 SCALAR_TYPES = {
@@ -61,18 +62,22 @@ class ReflectionError(ValueError):
     """The kernel's interface could not be read (the message says which parameter and why)."""
 
 
-def _ast(source: str) -> dict:
+def _ast(source: str) -> dict | None:
+    """clang's AST of `source`; None when there is no clang here, or the source
+    does not parse and checks are off (then signatures are required). A source
+    that does not parse is the CompileError the checks (modrt._validate) raise."""
     clang = _validate._clang()
     if clang is None:
-        raise ReflectionError(
-            "reading an OpenCL C kernel's parameters needs clang (its OpenCL front end), which is not "
-            "installed; give the kernel's signature"
-        )
+        return None
+    names = re.findall(r"\b(?:__kernel|kernel)\s+void\s+(\w+)", source) or ["kernel"]
+    shown = _validate.display_name(None, names[0], "cl")
     rc, out, messages = _validate._run_clang(
-        clang, [*FLAGS, "-fsyntax-only", "-fno-color-diagnostics", "-Xclang", "-ast-dump=json"], source, "kernel.cl"
+        clang, [*FLAGS, "-fsyntax-only", "-fno-color-diagnostics", "-Xclang", "-ast-dump=json"], source, shown
     )
     if rc != 0:
-        raise ReflectionError(f"clang could not parse the OpenCL C source:\n{messages}")
+        if not _validate.enabled():
+            return None
+        raise CompileError("opencl", names, shown, f"clang -x cl -cl-std={_validate.OPENCL_C_STD}", messages)
     return json.loads(out)
 
 
@@ -117,10 +122,12 @@ def _param(kernel: str, index: int, name: str, spelled: str) -> tuple[str, str, 
     return dtype or f"?{spelled}", space, bool(star), const
 
 
-def kernels(source: str) -> list[dict]:
+def kernels(source: str) -> list[dict] | None:
     """Every `__kernel` function defined in `source`: {name, params: [(dtype,
-    space, is_pointer, read_only, name)], tags}."""
+    space, is_pointer, read_only, name)], tags}; None as _ast."""
     ast = _ast(source)
+    if ast is None:
+        return None
     typedefs = {
         n["name"]: n["type"].get("desugaredQualType", n["type"]["qualType"])
         for n in ast.get("inner", [])
@@ -175,18 +182,8 @@ def signature(kernel: dict) -> str:
     return f"{kernel['name']}({', '.join(args)}; {', '.join(tags)})"
 
 
-def reflect(source: str) -> list[str]:
-    """The canonical signature of every kernel in OpenCL C `source`."""
-    return [signature(k) for k in kernels(source)]
-
-
-def readable(source: str) -> list[str]:
-    """The signatures of the kernels whose parameters modrt can read (for
-    checking given signatures: a kernel it cannot read is left to its signature)."""
-    out = []
-    for k in kernels(source):
-        try:
-            out.append(signature(k))
-        except ReflectionError:
-            continue
-    return out
+def reflect(source: str) -> list[str] | None:
+    """The canonical signature of every kernel in OpenCL C `source`; None
+    when it cannot be read here (no clang; or it does not parse and checks are off)."""
+    found = kernels(source)
+    return None if found is None else [signature(k) for k in found]
