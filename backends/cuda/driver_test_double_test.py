@@ -283,3 +283,27 @@ def test_compile_on_load_has_the_arch_policy_of_codegen():
         in proc.stdout
     )
     assert "loaded" not in proc.stdout
+
+
+TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
+
+
+def test_a_real_compilers_kernel_launches_with_the_signature_read_from_it(dev, log):
+    """TVM's kernel (cuda/std headers, a dynamic length): no signature given;
+    arguments by the names the kernel declares."""
+    with open(os.path.join(TESTDATA, "tvm_add_half_dyn.cu")) as f:
+        mod = modrt.compile(f.read(), modrt.target.detect_target_from_device(dev))
+    a, b = modrt.empty((1000,), "float32", dev), modrt.empty((1000,), "float16", dev)
+    c = modrt.empty((1000,), "float32", dev)
+    mod["main_kernel"](A_ptr=a, B_ptr=b, compute_ptr=c, n=1000, blockIdx_x=1, threadIdx_x=1000)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["kernel"] == "main_kernel" and launch["grid"] == [1, 1, 1] and launch["block"] == [1000, 1, 1]
+    assert len(launch["params"]) == 4 and launch["params"][3] == struct.pack("<i", 1000).hex()
+
+
+def test_a_cpp_kernel_launches_under_its_plain_name(dev, log):
+    source = "__global__ void twice(float* x) { x[threadIdx.x] *= 2; }\n"
+    mod = modrt.compile(source, "cuda")
+    mod["twice"](modrt.empty((4,), "float32", dev), 1, 4)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["kernel"] == "twice" and launch["block"] == [4, 1, 1]

@@ -144,6 +144,20 @@ def test_user_options_and_include_dirs_reach_nvrtc(tmp_path):
     assert re.search(r"0f40C00000", ptx)  # 6.0f: both reached NVRTC
 
 
+def test_options_and_include_dirs_are_keywords_of_compile(tmp_path):
+    (tmp_path / "offset.h").write_text("#define OFFSET 2.0f\n")
+    source = '#include "offset.h"\nextern "C" __global__ void k(float* x) { x[threadIdx.x] *= SCALE * OFFSET; }\n'
+    with pytest.raises(modrt.CompileError, match="offset.h"):
+        modrt.compile(source, "cuda")
+    mod = modrt.compile(source, "cuda", options=["-DSCALE=3.0f"], include_dirs=[tmp_path])
+    assert "0f40C00000" in mod.inspect_source("ptx")
+
+
+def test_a_target_whose_compiler_takes_no_options_refuses_them():
+    with pytest.raises(ValueError, match="target 'opencl' takes no compiler options"):
+        modrt.compile("__kernel void k(__global float* x) {}", "opencl", options=["-DX"])
+
+
 def test_a_bad_user_option_is_nvrtcs_error():
     tgt = Target("cuda", options=["--no-such-option"])
     with pytest.raises(modrt.CompileError, match="no-such-option"):

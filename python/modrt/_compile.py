@@ -133,6 +133,8 @@ def compile(
     host: Module | None = None,
     validate: bool = True,
     filename: None | str | Mapping[str, str] = None,
+    options: Sequence[str] = (),
+    include_dirs: Sequence[str] = (),
 ) -> Module:
     """Compiles kernel `source` for `target`.
 
@@ -164,8 +166,15 @@ def compile(
     (Metal off macOS) gets a `modrt.SourceNotCheckedWarning`.
     `validate=False` skips the checks (source meant for a newer device
     compiler than the one here).
+
+    `options` go to the target's compiler as they are (NVRTC or nvcc for
+    cuda, hipcc for rocm), after `-I` for each of `include_dirs`; they are
+    the target's `options` and `include_dirs` attributes, which a Target may
+    also carry. A target whose compiler takes none refuses them.
     """
     tgt = target if isinstance(target, Target) else Target(target)
+    if options or include_dirs:
+        tgt = _with_compiler_options(tgt, options, include_dirs)
     from . import _validate
 
     # Reflectors run under the checks' switch and file name too: one that
@@ -184,6 +193,21 @@ def compile(
         _validate.check(tgt.kind, source, functions, filename)
         payload = driver(source, functions, tgt)
     return _imported(call(f"codegen.{tgt.kind}.create_module", payload), host)
+
+
+def _with_compiler_options(tgt: Target, options: Sequence[str], include_dirs: Sequence[str]) -> Target:
+    """`tgt` with `options` and `include_dirs` added to its attributes of those names."""
+    if not getattr(_DRIVERS.get(tgt.kind), "takes_compiler_options", False):
+        raise ValueError(
+            f"target '{tgt.kind}' takes no compiler options (options=, include_dirs=): its source is "
+            "compiled by the runtime or checked as it is"
+        )
+    if isinstance(options, str) or isinstance(include_dirs, str):
+        raise TypeError("options and include_dirs are lists of strings, not one string")
+    attrs = dict(tgt.attrs)
+    attrs["options"] = [*attrs.get("options", ()), *map(str, options)]
+    attrs["include_dirs"] = [*attrs.get("include_dirs", ()), *map(str, include_dirs)]
+    return Target(tgt.kind, **attrs)
 
 
 def _imported(module: Module, host: Module | None) -> Module:

@@ -37,10 +37,11 @@ def reflect(source: str | bytes) -> list[str] | None:
 
 
 def _options(tgt: Target) -> list[str]:
-    """The user's NVRTC/nvcc options from the target: `options` as they are,
-    then -I for each of `include_dirs`."""
-    options = [str(o) for o in tgt.attrs.get("options", ())]
-    options += [f"-I{d}" for d in tgt.attrs.get("include_dirs", ())]
+    """The user's NVRTC/nvcc options from the target (modrt.compile's
+    `options=` and `include_dirs=` land there): -I for each of
+    `include_dirs`, then `options` as they are."""
+    options = [f"-I{d}" for d in tgt.attrs.get("include_dirs", ())]
+    options += [str(o) for o in tgt.attrs.get("options", ())]
     bad = [o for o in options if "\n" in o]
     if bad:
         raise ValueError(f"a CUDA compiler option cannot hold a line break: {bad[0]!r}")
@@ -135,6 +136,9 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
         stacklevel=2,
     )
     return Payload.create("single-binary", "cuda", functions, code=text.encode(), sources={"cuda": text})
+
+
+codegen.takes_compiler_options = True  # type: ignore[attr-defined]  # modrt.compile(options=, include_dirs=)
 
 
 def _ptx_payload(ptx: bytes, functions: list[str], text: str) -> Payload:
