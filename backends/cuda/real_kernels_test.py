@@ -235,6 +235,14 @@ def test_launch_dimensions_and_dynamic_shared_memory_are_read_from_the_source():
     ]
 
 
-def test_a_parameter_modrt_cannot_type_is_named():
-    with pytest.raises(reflection.ReflectionError, match=r"kernel 'k': cannot read the type of parameter 0 `Pair p`"):
-        cuda_hook.reflect('struct Pair { int a, b; };\nextern "C" __global__ void k(Pair p) {}\n')
+def test_a_parameter_type_modrt_does_not_read_needs_a_signature_checked_against_the_ptx():
+    source = 'typedef float real;\nextern "C" __global__ void k(real* x, int n) { x[n] = 1; }\n'
+    assert cuda_hook.reflect(source) is None
+    with pytest.raises(reflection.ReflectionError, match=r"kernel 'k': cannot read the type of parameter 0 `real\* x`"):
+        reflection.scan_kernels(source)
+    with pytest.raises(ValueError, match="needs function signatures"):
+        modrt.compile(source, "cuda")
+    mod = modrt.compile(source, "cuda", ["k(float32* x, int32 n; blockIdx.x, threadIdx.x)"])
+    assert mod.signature("k") == "k(float32* x, int32 n; blockIdx.x, threadIdx.x)"
+    with pytest.raises(modrt.SignatureError, match=r"are \[8, 4\] bytes, the signature's \[8, 8\]"):
+        modrt.compile(source, "cuda", ["k(float32* x, int64 n; blockIdx.x, threadIdx.x)"])

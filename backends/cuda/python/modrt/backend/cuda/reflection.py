@@ -218,8 +218,7 @@ def parse_param(kernel: str, index: int, decl: str) -> Param:
     if dtype is None:
         raise ReflectionError(
             f"kernel '{kernel}': cannot read the type of parameter {index} `{decl}` "
-            "(modrt reads CUDA's scalar, vector, half and bfloat16 types and pointers to them); "
-            "give the kernel's signature"
+            "(modrt reads CUDA's scalar, vector, half and bfloat16 types and pointers to them)"
         )
     return Param(dtype, bool(pointer), name, read_only=const and bool(pointer))
 
@@ -332,15 +331,19 @@ class Overloaded(ReflectionError):
 
 def reflect(source: str) -> list[str] | None:
     """The canonical signature of every kernel in CUDA C++ `source`; None when
-    a preprocessor line declares one (a macro's kernels are NVRTC's to see) or
-    a name is overloaded: then signatures are given, and checked against the PTX."""
+    a preprocessor line declares one (a macro's kernels are NVRTC's to see), a
+    name is overloaded, or a parameter's type is not one modrt reads: then
+    signatures are given, and checked against the PTX."""
     text = strip_comments(source)
     if len(_GLOBAL.findall(text)) != len(_GLOBAL.findall(strip_directives(text))):
         return None
     try:
         return [k.signature() for k in scan_kernels(source)]
-    except Overloaded:
-        return None  # signatures are given, and the PTX refuses a name that means several kernels
+    except ReflectionError:
+        # Overloads (the PTX refuses a name that means several kernels), or a
+        # parameter type the scan does not know (a typedef, a struct):
+        # signatures are given, and checked against the PTX's .param sizes.
+        return None
 
 
 # ---------------------------------------------------------------- PTX

@@ -10,7 +10,8 @@ and names:
 - a private scalar or vector (`int n`, `float4 v`) -> a scalar of its dtype;
 - one trailing `__local T*` -> the dyn_shared_mem launch parameter (its size
   is the launch's dynamic shared memory); any other `__local` pointer, images,
-  samplers, pointers to pointers and structs are refused, naming the parameter;
+  samplers, pointers to pointers and structs are refused, naming the
+  parameter (the OpenCL runtime passes none of them);
 - launch tags: blockIdx.* and threadIdx.* up to the highest dimension that
   any work-item function (get_global_id, get_group_id, get_local_id, their
   sizes) is called with in the kernel's own text, x at least; 3 when one is
@@ -173,9 +174,9 @@ def signature(kernel: dict) -> str:
     for i, (dtype, _space, is_pointer, read_only, name) in enumerate(params):
         if dtype.startswith("?"):
             raise ReflectionError(
-                f"kernel '{kernel['name']}': cannot read the type of parameter {i} ({name}: {dtype[1:]}); modrt "
-                "reads scalars, vectors and pointers to them (no images, samplers, structs or pointers to "
-                "pointers); give the kernel's signature"
+                f"kernel '{kernel['name']}': parameter {i} ({name}: {dtype[1:]}) is not one modrt passes: "
+                "it passes buffers (__global or __constant pointers to scalars or vectors), scalars and "
+                "vectors; no images, samplers, structs or pointers to pointers"
             )
         text = ("const " if read_only and is_pointer else "") + dtype + ("*" if is_pointer else "")
         args.append(f"{text} {name}" if name else text)
