@@ -307,3 +307,13 @@ def test_a_cpp_kernel_launches_under_its_plain_name(dev, log):
     mod["twice"](modrt.empty((4,), "float32", dev), 1, 4)
     (launch,) = log.calls("cuLaunchKernel")
     assert launch["kernel"] == "twice" and launch["block"] == [4, 1, 1]
+
+
+def test_a_scalar_filled_from_the_launch_is_passed_to_the_kernel(dev, log):
+    """A compiler's extra launch parameter (TVM's packGridDimX in its WGSL is one):
+    named in the signature as filled from the launch, the caller does not pass it."""
+    source = 'extern "C" __global__ void k(float* x, int grid) { x[blockIdx.x] = grid; }\n'
+    mod = modrt.compile(source, "cuda", ["k(float32* x, int32 grid = blockIdx.x; blockIdx.x, threadIdx.x)"])
+    mod["k"](modrt.empty((7,), "float32", dev), 7, 1)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["grid"] == [7, 1, 1] and launch["params"][1] == struct.pack("<i", 7).hex()

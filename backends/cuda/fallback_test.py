@@ -117,6 +117,17 @@ def test_without_nvcc_or_nvrtc_the_source_is_kept_and_codegen_says_so(without_nv
     assert mod.save_to_bytes() == payload.save()
 
 
+def test_without_nvrtc_a_cpp_kernel_is_refused_not_stored_under_its_plain_name(without_nvrtc):
+    source = "__global__ void twice(float* x) { x[threadIdx.x] *= 2; }\n"
+    with pytest.raises(ValueError, match=r'kernel\(s\) twice are not extern "C": their C\+\+ names are resolved'):
+        modrt.compile(source, "cuda")
+
+
+def test_without_nvrtc_options_are_refused(without_nvrtc):
+    with pytest.raises(ValueError, match="CUDA compiler options were given, but neither nvcc nor NVRTC"):
+        modrt.compile(SCALE, "cuda", options=["-DX=1"])
+
+
 def test_a_named_nvrtc_that_does_not_load_is_an_error(monkeypatch, tmp_path):
     monkeypatch.setenv("MODRT_NVRTC_LIBRARY", str(tmp_path / "libnvrtc.so.12"))
     monkeypatch.setenv("PATH", str(tmp_path))

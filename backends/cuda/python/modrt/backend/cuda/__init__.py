@@ -120,7 +120,7 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
             "(a module kept as source is compiled where it is loaded, without them). Install the "
             "nvidia-cuda-nvrtc-cu12 wheel (or set MODRT_NVRTC_LIBRARY)."
         )
-    not_extern_c = [k.name for k in reflection.scan_kernels(text) if not k.extern_c]
+    not_extern_c = [k.name for k in reflection.scan_kernels(text, read_params=False) if not k.extern_c]
     wanted = {parse_signature(f)[0] for f in functions}
     if wanted & set(not_extern_c):
         raise ValueError(

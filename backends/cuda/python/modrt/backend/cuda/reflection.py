@@ -74,7 +74,7 @@ VECTOR_BASES = {
     "half": "float16",
 }
 # Words in a parameter declaration that say nothing about its type here.
-_IGNORED_WORDS = {"__restrict__", "__restrict", "restrict", "volatile", "__grid_constant__", "struct", "std"}
+_IGNORED_WORDS = {"__restrict__", "__restrict", "restrict", "volatile", "__grid_constant__", "struct"}
 _NAMESPACES = ("cuda::std::", "std::", "::")
 
 DTYPE_BYTES = {
@@ -263,10 +263,11 @@ def strip_directives(text: str) -> str:
     return "\n".join(lines)
 
 
-def scan_kernels(source: str) -> list[Kernel]:
+def scan_kernels(source: str, read_params: bool = True) -> list[Kernel]:
     """Every `__global__` function written out in CUDA C++ `source`, in order
     (a declaration and its definition count once). Kernels that a macro
-    expands to are not seen here; NVRTC's PTX still lists them."""
+    expands to are not seen here; NVRTC's PTX still lists them. With
+    `read_params` False, only names and extern "C" are read (params stay empty)."""
     text = strip_directives(strip_comments(source))
     externs = _extern_c_ranges(text)
     # File-scope extern __shared__ arrays (dynamic shared memory), by name.
@@ -311,7 +312,8 @@ def scan_kernels(source: str) -> list[Kernel]:
             decls = []
         if templated:
             continue  # a template is no entry point until instantiated: NVRTC's PTX names those
-        kernel = Kernel(name, [parse_param(name, k, d) for k, d in enumerate(decls)], tags, extern_c)
+        params = [parse_param(name, k, d) for k, d in enumerate(decls)] if read_params else []
+        kernel = Kernel(name, params, tags, extern_c)
         if name in kernels and kernels[name].params != kernel.params:
             overloaded.add(name)
         if name not in kernels or (body and body.group(1) == "{"):
