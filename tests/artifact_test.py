@@ -65,13 +65,16 @@ def str_field(text: bytes) -> bytes:
 
 def test_manifest_describes_every_module(artifact: Path) -> None:
     manifest = modrt.artifact.read_manifest(artifact)
-    assert manifest.format_version == 1
+    # Version 2: the OpenCL module keeps the names and const markers its kernel declares.
+    assert manifest.format_version == 2
     host, cl = manifest.modules
     assert (host.kind, host.parent, host.shape, host.fmt) == ("so", None, "single-binary", "so")
     assert [f.signature for f in host.functions] == ["inc(int32*, int32)"]
     assert host.sources["c"] == C_SOURCE
     assert (cl.kind, cl.parent, cl.fmt) == ("opencl", 0, "cl")
-    assert [f.signature for f in cl.functions] == [CL_SIGNATURE]
+    assert [f.signature for f in cl.functions] == [
+        "vadd(const float32* a, const float32* b, float32* c, int32 n; blockIdx.x, threadIdx.x)"
+    ]
     _, _, sections = split(artifact.read_bytes())
     for entry, section in zip(manifest.modules, sections):
         assert entry.size == len(section)
@@ -201,7 +204,11 @@ def test_tampered_module_with_matching_hash_is_refused(artifact: Path) -> None:
     # The kernel's bytes and their hash both replaced: the signature the
     # manifest lists no longer matches what the bytes declare.
     version, manifest, sections = split(artifact.read_bytes())
-    other = modrt.compile(CL_SOURCE, "opencl", ["vadd(float32*, float32*, float32*, int64; blockIdx.x, threadIdx.x)"])
+    other = modrt.compile(
+        CL_SOURCE.replace("int n", "long n"),
+        "opencl",
+        ["vadd(float32*, float32*, float32*, int64; blockIdx.x, threadIdx.x)"],
+    )
     new = other.save_to_bytes()
     old = sections[1]
     tampered = manifest.replace(

@@ -259,9 +259,11 @@ std::string CompileSource(const std::string& source, int arch) {
          "toolkit, or set MODRT_NVRTC_LIBRARY");
   }
   try {
+    // The same CUDA headers codegen compiles with (the NVIDIA wheels'), so a
+    // kernel that includes cuda_fp16.h or <cuda/std/...> builds here too.
     return nvrtc
         ->Compile(source, "module.cu", nv::ParseArch(StrCat("sm_", arch)),
-                  nv::Output::kCubinWhenExact)
+                  nv::Output::kCubinWhenExact, nv::HeaderDirs(NvrtcPackageRoots()))
         .bytes;
   } catch (const nv::CompileFailure& e) {
     Fail("RuntimeError", "NVRTC ", nvrtc->version(),

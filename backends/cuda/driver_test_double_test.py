@@ -174,7 +174,15 @@ def test_launch_errors_from_the_driver_are_clean(dev, mod, log):
 
 
 def test_a_kernel_missing_from_the_module_is_named(dev):
-    m = modrt.compile(KERNELS, "cuda", ["vsub(float32*; blockIdx.x, threadIdx.x)"])
+    # At compile time, from the source.
+    with pytest.raises(ValueError, match=r"source has no kernel 'vsub' \(it defines: vadd, block_sum, scalars, tile\)"):
+        modrt.compile(KERNELS, "cuda", ["vsub(float32*; blockIdx.x, threadIdx.x)"])
+    # A module made from a payload directly (no codegen to check it): at the launch.
+    ptx = modrt.compile(KERNELS, "cuda", SIGNATURES[:1]).inspect_source("ptx")
+    payload = modrt.Payload.create(
+        "single-binary", "ptx", ["vsub(float32*; blockIdx.x, threadIdx.x)"], code=ptx.encode()
+    )
+    m = modrt.load_module_from_bytes("cuda", payload.save())
     with pytest.raises(RuntimeError, match="finding kernel 'vsub'.*CUDA_ERROR_NOT_FOUND"):
         m["vsub"](modrt.empty((1,), "float32", dev), 1, 1)
 
@@ -275,3 +283,37 @@ def test_compile_on_load_has_the_arch_policy_of_codegen():
         in proc.stdout
     )
     assert "loaded" not in proc.stdout
+
+
+TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
+
+
+def test_a_real_compilers_kernel_launches_with_the_signature_read_from_it(dev, log):
+    """TVM's kernel (cuda/std headers, a dynamic length): no signature given;
+    arguments by the names the kernel declares."""
+    with open(os.path.join(TESTDATA, "tvm_add_half_dyn.cu")) as f:
+        mod = modrt.compile(f.read(), modrt.target.detect_target_from_device(dev))
+    a, b = modrt.empty((1000,), "float32", dev), modrt.empty((1000,), "float16", dev)
+    c = modrt.empty((1000,), "float32", dev)
+    mod["main_kernel"](A_ptr=a, B_ptr=b, compute_ptr=c, n=1000, blockIdx_x=1, threadIdx_x=1000)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["kernel"] == "main_kernel" and launch["grid"] == [1, 1, 1] and launch["block"] == [1000, 1, 1]
+    assert len(launch["params"]) == 4 and launch["params"][3] == struct.pack("<i", 1000).hex()
+
+
+def test_a_cpp_kernel_launches_under_its_plain_name(dev, log):
+    source = "__global__ void twice(float* x) { x[threadIdx.x] *= 2; }\n"
+    mod = modrt.compile(source, "cuda")
+    mod["twice"](modrt.empty((4,), "float32", dev), 1, 4)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["kernel"] == "twice" and launch["block"] == [4, 1, 1]
+
+
+def test_a_scalar_filled_from_the_launch_is_passed_to_the_kernel(dev, log):
+    """A compiler's extra launch parameter (TVM's packGridDimX in its WGSL is one):
+    named in the signature as filled from the launch, the caller does not pass it."""
+    source = 'extern "C" __global__ void k(float* x, int grid) { x[blockIdx.x] = grid; }\n'
+    mod = modrt.compile(source, "cuda", ["k(float32* x, int32 grid = blockIdx.x; blockIdx.x, threadIdx.x)"])
+    mod["k"](modrt.empty((7,), "float32", dev), 7, 1)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["grid"] == [7, 1, 1] and launch["params"][1] == struct.pack("<i", 7).hex()

@@ -17,6 +17,8 @@ SCALE = (
     "}\n"
 )
 SIGNATURE = "scale(float32*, float32, int32; blockIdx.x, threadIdx.x)"
+# What a module keeps: the given signature with the names the kernel declares.
+KEPT = "scale(float32* x, float32 a, int32 n; blockIdx.x, threadIdx.x)"
 NOT_LINKED = (
     "CUDA runtime is not linked into this build; cannot launch kernels. Build with "
     "--//backends:cuda=on, or load this module where libmodrt_runtime_cuda.so is present."
@@ -111,8 +113,19 @@ def test_without_nvcc_or_nvrtc_the_source_is_kept_and_codegen_says_so(without_nv
     with pytest.warns(RuntimeWarning, match="neither nvcc nor NVRTC is installed.*fmt 'cuda'"):
         mod = modrt.compile(SCALE, "cuda", [SIGNATURE])
     assert mod.inspect_source() == SCALE
-    payload = modrt.Payload.create("single-binary", "cuda", [SIGNATURE], code=SCALE.encode())
+    payload = modrt.Payload.create("single-binary", "cuda", [KEPT], code=SCALE.encode())
     assert mod.save_to_bytes() == payload.save()
+
+
+def test_without_nvrtc_a_cpp_kernel_is_refused_not_stored_under_its_plain_name(without_nvrtc):
+    source = "__global__ void twice(float* x) { x[threadIdx.x] *= 2; }\n"
+    with pytest.raises(ValueError, match=r'kernel\(s\) twice are not extern "C": their C\+\+ names are resolved'):
+        modrt.compile(source, "cuda")
+
+
+def test_without_nvrtc_options_are_refused(without_nvrtc):
+    with pytest.raises(ValueError, match="CUDA compiler options were given, but neither nvcc nor NVRTC"):
+        modrt.compile(SCALE, "cuda", options=["-DX=1"])
 
 
 def test_a_named_nvrtc_that_does_not_load_is_an_error(monkeypatch, tmp_path):
@@ -131,7 +144,8 @@ def test_fallback_has_the_real_kind_and_refuses_with_the_exact_message(fallback)
 
 def test_fallback_bytes_are_the_payload_serialization(fallback):
     ptx = fallback.inspect_source("ptx").encode()
-    payload = modrt.Payload.create("single-binary", "ptx", [SIGNATURE], code=ptx)
+    assert fallback.signature("scale") == KEPT
+    payload = modrt.Payload.create("single-binary", "ptx", [KEPT], code=ptx)
     assert fallback.save_to_bytes() == payload.save()
 
 

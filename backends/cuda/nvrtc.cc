@@ -48,6 +48,14 @@ namespace {
 constexpr const char* kSonames[] = {"libnvrtc.so.12", "libnvrtc.so"};
 // Where the nvidia-cuda-nvrtc wheel puts them, under a package root.
 constexpr const char* kWheelDir = "/nvidia/cuda_nvrtc/lib/";
+// Where the header wheels put theirs, under a package root.
+constexpr const char* kHeaderWheelDirs[] = {"/nvidia/cuda_runtime/include",
+                                            "/nvidia/cuda_cccl/include"};
+
+bool IsDir(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 template <typename... Parts>
 std::string StrCat(const Parts&... parts) {
@@ -117,6 +125,20 @@ std::vector<std::string> SplitPackageRoots(std::string_view text) {
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
   }
   return roots;
+}
+
+std::vector<std::string> HeaderDirs(const std::vector<std::string>& package_roots) {
+  std::vector<std::string> dirs;
+  for (const char* wheel_dir : kHeaderWheelDirs) {
+    for (const std::string& root : package_roots) {
+      const std::string dir = (root.empty() ? std::string(".") : root) + wheel_dir;
+      if (IsDir(dir)) {
+        dirs.push_back(dir);
+        break;
+      }
+    }
+  }
+  return dirs;
 }
 
 std::string Find(const std::vector<std::string>& package_roots, std::string* why) {
@@ -236,7 +258,9 @@ std::string Nvrtc::Option(const Arch& arch, Output output) const {
 }
 
 Nvrtc::Image Nvrtc::Compile(const std::string& source, const std::string& program_name,
-                            const Arch& arch, Output output) const {
+                            const Arch& arch, Output output,
+                            const std::vector<std::string>& include_dirs,
+                            const std::vector<std::string>& options) const {
   const Api& api = *api_;
   Image image;
   image.option = Option(arch, output);
@@ -246,8 +270,13 @@ Nvrtc::Image Nvrtc::Compile(const std::string& source, const std::string& progra
         api.nvrtcCreateProgram(&program.handle, source.c_str(), program_name.c_str(), 0, nullptr,
                                nullptr),
         "nvrtcCreateProgram");
-  const char* options[] = {image.option.c_str()};
-  nvrtcResult status = api.nvrtcCompileProgram(program.handle, 1, options);
+  std::vector<std::string> texts = {image.option};
+  for (const std::string& dir : include_dirs) texts.push_back("-I" + dir);
+  texts.insert(texts.end(), options.begin(), options.end());
+  std::vector<const char*> argv;
+  for (const std::string& text : texts) argv.push_back(text.c_str());
+  nvrtcResult status =
+      api.nvrtcCompileProgram(program.handle, static_cast<int>(argv.size()), argv.data());
   if (status != 0) {
     size_t size = 0;
     api.nvrtcGetProgramLogSize(program.handle, &size);

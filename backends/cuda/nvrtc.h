@@ -55,6 +55,14 @@ namespace cuda_nvrtc __attribute__((visibility("hidden"))) {
   // directory a line.
   std::vector<std::string> SplitPackageRoots(std::string_view text);
 
+  // The CUDA headers NVRTC compiles with (cuda_fp16.h, cuda_bf16.h, <cuda/std/...>),
+  // from the NVIDIA wheels the modrt-cuda wheel depends on: for each of
+  // <root>/nvidia/cuda_runtime/include (nvidia-cuda-runtime-cu12) and
+  // <root>/nvidia/cuda_cccl/include (nvidia-cuda-cccl-cu12), the first root of
+  // `package_roots` that has it. Absent ones are left out (kernels that include
+  // nothing still compile).
+  std::vector<std::string> HeaderDirs(const std::vector<std::string>& package_roots);
+
   // An arch as targets spell it: "sm_86", "sm_90a", "compute_86".
   struct Arch {
     int number = 0;      // 86
@@ -95,10 +103,12 @@ namespace cuda_nvrtc __attribute__((visibility("hidden"))) {
       bool cubin = false;
       std::string option;
     };
-    // Compiles `source` (named `program_name` in NVRTC's log) for `arch`.
-    // CompileFailure when NVRTC refuses it; ValueError as Choose.
+    // Compiles `source` (named `program_name` in NVRTC's log) for `arch`,
+    // with -I for each of `include_dirs`, then `options` (the user's, passed
+    // as they are). CompileFailure when NVRTC refuses it; ValueError as Choose.
     Image Compile(const std::string& source, const std::string& program_name, const Arch& arch,
-                  Output output) const;
+                  Output output, const std::vector<std::string>& include_dirs = {},
+                  const std::vector<std::string>& options = {}) const;
 
     struct Api;
 

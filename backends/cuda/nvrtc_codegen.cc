@@ -5,7 +5,9 @@
 //   backend.cuda.nvrtc.version(path)                -> "12.9"
 //   backend.cuda.nvrtc.supported_archs(path)        -> "50,52,...,121"
 //   backend.cuda.nvrtc.target(path, arch)           -> "compute_86" (the arch policy's choice)
-//   backend.cuda.nvrtc.compile_ptx(path, source, arch, program_name) -> PTX bytes
+//   backend.cuda.nvrtc.header_dirs()                -> the wheels' include dirs, one a line
+//   backend.cuda.nvrtc.compile_ptx(path, source, arch, program_name, options) -> PTX bytes
+//     (`options`: the user's NVRTC options, one a line, after -I for each header dir)
 // A path that does not load is a RuntimeError "cannot load NVRTC from <path>:
 // ..."; source NVRTC refuses is a ValueError "CUDA C++ does not compile
 // (NVRTC <version>, <target>): <status>\n<log>".
@@ -76,14 +78,25 @@ void Register() {
     const nv::Nvrtc& nvrtc = Loaded(a.Str(0));
     Translated([&] { r->SetStr(Target(nvrtc, a.Str(1))); });
   });
+  RegisterGlobal("backend.cuda.nvrtc.header_dirs", [](const Args& a, Ret* r) {
+    a.ExpectCount(0, "backend.cuda.nvrtc.header_dirs");
+    std::string list;
+    for (const std::string& dir : nv::HeaderDirs(PackageRoots())) list += dir + "\n";
+    r->SetStr(list);
+  });
   RegisterGlobal("backend.cuda.nvrtc.compile_ptx", [](const Args& a, Ret* r) {
-    a.ExpectCount(4, "backend.cuda.nvrtc.compile_ptx");
+    a.ExpectCount(5, "backend.cuda.nvrtc.compile_ptx");
     const nv::Nvrtc& nvrtc = Loaded(a.Str(0));
     Translated([&] {
       const nv::Arch arch = nv::ParseArch(a.Str(2));
+      std::vector<std::string> options;
+      for (std::string& option : nv::SplitPackageRoots(a.Str(4))) {
+        if (!option.empty()) options.push_back(std::move(option));
+      }
       try {
         nv::Nvrtc::Image image =
-            nvrtc.Compile(std::string(a.Str(1)), std::string(a.Str(3)), arch, nv::Output::kPtx);
+            nvrtc.Compile(std::string(a.Str(1)), std::string(a.Str(3)), arch, nv::Output::kPtx,
+                          nv::HeaderDirs(PackageRoots()), options);
         image.bytes.resize(image.bytes.find_last_not_of('\0') + 1);  // PTX text, without its NUL
         r->SetBytes(std::move(image.bytes));
       } catch (const nv::CompileFailure& e) {

@@ -42,7 +42,10 @@ def test_fallback_inspect_source(fallback):
 
 
 def test_fallback_bytes_are_the_payload_serialization(fallback):
-    payload = modrt.Payload.create("single-binary", "cl", [SIGNATURE], code=KERNEL.encode())
+    # The module keeps the given signature with the names the kernel declares.
+    kept = "scale(float32* x, float32 alpha, int32 n; blockIdx.x, threadIdx.x)"
+    assert fallback.signature("scale") == kept
+    payload = modrt.Payload.create("single-binary", "cl", [kept], code=KERNEL.encode())
     assert fallback.save_to_bytes() == payload.save()
 
 

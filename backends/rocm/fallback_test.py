@@ -92,3 +92,19 @@ def test_fallback_bytes_cannot_load_without_the_runtime(fallback):
         pytest.skip("the ROCm runtime is loaded in this build; covered by runtime_test")
     with pytest.raises(ValueError, match="libmodrt_runtime_rocm.so is not loaded"):
         modrt.load_module_from_bytes("rocm", fallback.save_to_bytes())
+
+
+def test_options_and_include_dirs_reach_hipcc(monkeypatch, tmp_path):
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    (tmp_path / "factor.h").write_text("#define FACTOR 3.0f\n")
+    source = '#include "factor.h"\nextern "C" __global__ void k(float* x) { x[threadIdx.x] *= FACTOR * OFFSET; }\n'
+    with pytest.raises(modrt.CompileError, match="factor.h' file not found"):
+        modrt.compile(source, "rocm", ["k(float32*; blockIdx.x, threadIdx.x)"])
+    mod = modrt.compile(
+        source,
+        "rocm",
+        ["k(float32*; blockIdx.x, threadIdx.x)"],
+        options=["-DOFFSET=2.0f"],
+        include_dirs=[str(tmp_path)],
+    )
+    assert mod.inspect_source("hsaco").startswith(BUNDLE_MAGIC)

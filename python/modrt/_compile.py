@@ -20,8 +20,10 @@ _DRIVERS: dict[str, CodegenDriver] = {}
 # A reflector reads a kernel source's own interface: one canonical signature
 # per kernel (argument names, const buffers, element and scalar types, launch
 # tags), in the order the source defines them. It runs on the codegen side,
-# with or without the backend's runtime.
-Reflector = Callable[[str | bytes], list[str]]
+# with or without the backend's runtime. None: this source does not declare
+# its interface (e.g. PTX, which records no element types), so signatures are
+# required and the codegen driver checks what the source does say.
+Reflector = Callable[[str | bytes], list[str] | None]
 _REFLECTORS: dict[str, Reflector] = {}
 
 
@@ -70,7 +72,20 @@ def check_signature(kind: str, given: str, kernel: str) -> str:
             raise SignatureError(kind, given, kernel, f"argument {i} ('{g.name or k.name}') {why}")
         g.name = g.name or k.name
         g.read_only = g.read_only or k.read_only
+    if "dyn_shared_mem" in parse_signature(kernel)[2] and "dyn_shared_mem" not in tags:
+        raise SignatureError(
+            kind, given, kernel, "the kernel takes dynamic shared memory; the signature has no dyn_shared_mem"
+        )
     return f"{name}({', '.join(str(a) for a in given_args)}{'; ' if tags else ''}{', '.join(tags)})"
+
+
+def _given(kind: str, functions: Sequence[str] | None, why: str) -> list[str]:
+    """`functions` for a source whose interface is not read: full signatures, required."""
+    if not functions:
+        raise ValueError(f"compile for target '{kind}' needs function signatures: {why}")
+    if any("(" not in f for f in functions):
+        raise ValueError(f"target '{kind}' needs full signatures here ({why}): give full signatures, not names")
+    return list(functions)
 
 
 def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] | None) -> list[str]:
@@ -79,20 +94,17 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
     omitted, every kernel the source defines; a bare name picks that kernel."""
     reflect = _REFLECTORS.get(kind)
     if reflect is None:
-        if not functions:
-            raise ValueError(
-                f"compile for target '{kind}' needs function signatures: it does not read them from the kernel"
-            )
-        if any("(" not in f for f in functions):
-            raise ValueError(
-                f"target '{kind}' does not read signatures from the kernel: give full signatures, not names"
-            )
-        return list(functions)
+        return _given(kind, functions, "it does not read them from the kernel")
     from ._codegen import normalize_signature, parse_signature
 
     reflected: dict[str, str] = {}
     for text in source.values() if isinstance(source, Mapping) else [source]:
-        for sig in reflect(text):
+        signatures = reflect(text)
+        if signatures is None:
+            return _given(
+                kind, functions, "this source does not declare its interface (e.g. PTX, which records no element types)"
+            )
+        for sig in signatures:
             reflected.setdefault(parse_signature(sig)[0], sig)
     if functions is None:
         if not reflected:
@@ -121,6 +133,8 @@ def compile(
     host: Module | None = None,
     validate: bool = True,
     filename: None | str | Mapping[str, str] = None,
+    options: Sequence[str] = (),
+    include_dirs: Sequence[str] = (),
 ) -> Module:
     """Compiles kernel `source` for `target`.
 
@@ -152,25 +166,52 @@ def compile(
     (Metal off macOS) gets a `modrt.SourceNotCheckedWarning`.
     `validate=False` skips the checks (source meant for a newer device
     compiler than the one here).
+
+    `options` go to the target's compiler as they are (NVRTC or nvcc for
+    cuda, hipcc for rocm), after `-I` for each of `include_dirs`; they are
+    the target's `options` and `include_dirs` attributes, which a Target may
+    also carry. A target whose compiler takes none refuses them.
     """
     tgt = target if isinstance(target, Target) else Target(target)
-    functions = resolve_functions(tgt.kind, source, functions)
-    if tgt.kind == "cpu":
-        from . import _host_codegen
+    if options or include_dirs:
+        tgt = _with_compiler_options(tgt, options, include_dirs)
+    from . import _validate
 
-        module = _host_codegen.compile_c(source, functions)
-    else:
+    # Reflectors run under the checks' switch and file name too: one that
+    # parses the source reports a broken kernel as the checks would.
+    with _validate.validating(validate, filename):
+        functions = resolve_functions(tgt.kind, source, functions)
+        if tgt.kind == "cpu":
+            from . import _host_codegen
+
+            return _imported(_host_codegen.compile_c(source, functions), host)
         driver = _DRIVERS.get(tgt.kind)
         if driver is None:
             raise ValueError(
                 f"no codegen for target '{tgt.kind}'; known targets: {', '.join(['cpu'] + sorted(_DRIVERS))}"
             )
-        from . import _validate
+        _validate.check(tgt.kind, source, functions, filename)
+        payload = driver(source, functions, tgt)
+    return _imported(call(f"codegen.{tgt.kind}.create_module", payload), host)
 
-        with _validate.validating(validate, filename):
-            _validate.check(tgt.kind, source, functions, filename)
-            payload = driver(source, functions, tgt)
-        module = call(f"codegen.{tgt.kind}.create_module", payload)
+
+def _with_compiler_options(tgt: Target, options: Sequence[str], include_dirs: Sequence[str]) -> Target:
+    """`tgt` with `options` and `include_dirs` added to its attributes of those names."""
+    if not getattr(_DRIVERS.get(tgt.kind), "takes_compiler_options", False):
+        raise ValueError(
+            f"target '{tgt.kind}' takes no compiler options (options=, include_dirs=): its source is "
+            "compiled by the runtime or checked as it is"
+        )
+    if isinstance(options, str) or isinstance(include_dirs, str):
+        raise TypeError("options and include_dirs are lists of strings, not one string")
+    attrs = dict(tgt.attrs)
+    attrs["options"] = [*attrs.get("options", ()), *map(str, options)]
+    attrs["include_dirs"] = [*attrs.get("include_dirs", ()), *map(str, include_dirs)]
+    return Target(tgt.kind, **attrs)
+
+
+def _imported(module: Module, host: Module | None) -> Module:
+    """`module`, imported into `host` when there is one."""
     if host is not None:
         host.import_module(module)
     return module

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The CUDA end-to-end tests on a real NVIDIA GPU: vector add, shared-memory
-# reduction (48 KiB and opted-in 64 KiB), and modules cross-compiled in another
-# process (PTX, and CUDA source compiled by NVRTC on load) loaded from bytes.
+# reduction (48 KiB and opted-in 64 KiB), modules cross-compiled in another
+# process (PTX, and CUDA source compiled by NVRTC on load) loaded from bytes,
+# and real compilers' kernels as emitted (tinygrad's and TVM's, with
+# cuda_fp16.h and <cuda/std/...> from the staged header wheels) against numpy.
 #
 #   tools/gpu/cuda_e2e.sh                 stage if needed (needs tools/bazel), then run
 #   tools/gpu/cuda_e2e.sh --stage-only    stage only, e.g. on the build machine
@@ -37,7 +39,7 @@ for arg in "$@"; do
     --compress) compress=(--compress) ;;
     --dlpack) gpu_test=tools/gpu/dlpack_gpu_test.py ;;
     -h | --help)
-      sed -n '2,23p' "$0"
+      sed -n '2,25p' "$0"
       exit 0
       ;;
     *)

@@ -85,7 +85,17 @@ with zipfile.ZipFile(wheel) as z:
             (out / (base + ".xz")).write_bytes(lzma.compress(z.read(name), preset=1))
 EOF
   rm -rf "${tmp}"
+  # modrt-cuda's dependencies: the CUDA headers NVRTC compiles real compilers' kernels with.
+  local header_pins
+  header_pins="$(grep -E '^nvidia-cuda-(runtime|cccl)-cu12==' "${workspace}/tools/toolchain/pip-requirements.txt")" ||
+    die "no CUDA header wheel pins in tools/toolchain/pip-requirements.txt"
+  say "downloading the CUDA header wheels: $(echo ${header_pins})"
+  # shellcheck disable=SC2086 # one pin a word
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --platform manylinux2014_x86_64 -d "${stage}/wheels" ${header_pins} || die "pip download ${header_pins}"
   cp "${workspace}/backends/cuda/gpu_test.py" "${workspace}/tests/modrt_testing.py" "${stage}/tests/"
+  mkdir -p "${stage}/tests/testdata"
+  cp "${workspace}"/backends/cuda/testdata/*.cu "${stage}/tests/testdata/"
   {
     echo "staged $(date -u +%FT%TZ) from $(cd "${workspace}" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
     echo "${nvrtc_pin}"

@@ -5,11 +5,13 @@ build: run by tools/gpu/cuda_e2e.sh as
 
 DEST/_main   this binary's runfiles tree: the modrt package, the hooks, the
              portable core/compiler/CUDA runtime DSOs, the tests
-DEST/site    NVRTC, in the nvidia-cuda-nvrtc wheel's layout (found on sys.path)
+DEST/site    NVRTC and the CUDA headers NVRTC compiles real compilers' kernels
+             with (cuda_fp16.h, <cuda/std/...>), in the layout of the
+             nvidia-cuda-nvrtc, -runtime and -cccl wheels (found on sys.path)
 DEST/pytest  a pure-Python pytest, for machines without one
 DEST/MANIFEST what was staged, from where
 
---compress stores NVRTC as .xz (a GPU machine's copy step may limit size);
+--compress stores NVRTC and the headers as .xz (a GPU machine's copy step may limit size);
 cuda_e2e.sh unpacks it. Every staged DSO is checked: no libstdc++ import, and
 no glibc symbol version newer than MAX_GLIBC.
 """
@@ -55,6 +57,34 @@ def copy_nvrtc(site: Path, compress: bool) -> str:
         else:
             (lib / name).write_bytes(data)
     return f"NVRTC {nvrtc.load().version} from {source_dir}: {', '.join(names)}"
+
+
+# The header directories staged from each wheel: all of cuda_runtime's, and
+# CCCL's libcu++ (<cuda/std/...>, <nv/...>) without Thrust and CUB.
+HEADER_PARTS = {"cuda_runtime": ("",), "cuda_cccl": ("cuda", "nv")}
+
+
+def copy_headers(site: Path, compress: bool) -> str:
+    staged = []
+    for found in nvrtc.header_dirs():
+        include = Path(found)
+        wheel = include.parent.name
+        for part in HEADER_PARTS.get(wheel, ()):
+            for path in sorted((include / part).rglob("*")):
+                if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".py":
+                    continue
+                dest = site / "nvidia" / wheel / "include" / path.relative_to(include)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                if compress:
+                    dest.with_name(dest.name + ".xz").write_bytes(lzma.compress(path.read_bytes(), preset=1))
+                else:
+                    shutil.copy2(path, dest)
+        staged.append(str(include))
+    if len(staged) != len(HEADER_PARTS):
+        raise SystemExit(
+            "stage: the CUDA header wheels were not found (install nvidia-cuda-runtime-cu12 and nvidia-cuda-cccl-cu12)"
+        )
+    return "CUDA headers from " + ", ".join(staged)
 
 
 def copy_pytest(site: Path) -> list[str]:
@@ -103,6 +133,7 @@ def main() -> None:
         f"DSOs (no glibc symbol newer than {MAX_GLIBC[0]}.{MAX_GLIBC[1]}, no libstdc++ import):",
         *[f"  {p.relative_to(dest)}" for p in dsos],
         copy_nvrtc(site, args.compress),
+        copy_headers(site, args.compress),
         "pytest: " + ", ".join(copy_pytest(dest / "pytest")),
     ]
     (dest / "MANIFEST").write_text("\n".join(manifest) + "\n")

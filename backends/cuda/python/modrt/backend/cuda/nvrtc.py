@@ -11,12 +11,17 @@ same for codegen and for compile-on-load:
   WHEEL_ROOTS); else the loader's own path (a CUDA toolkit's libnvrtc.so.12);
 - the arch: the newest one this NVRTC supports that is <= the one asked for
   (an arch-specific one such as sm_90a only as itself); none is a ValueError
-  naming the supported archs.
+  naming the supported archs;
+- the CUDA headers (cuda_fp16.h, cuda_bf16.h, <cuda/std/...>): -I for the
+  include directory of the nvidia-cuda-runtime-cu12 and nvidia-cuda-cccl-cu12
+  wheels under the same package roots (header_dirs()), which modrt-cuda
+  depends on; then the user's options.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from modrt import _ffi
 
@@ -48,6 +53,11 @@ def find_library() -> str | None:
     return _native("find")()
 
 
+def header_dirs() -> list[str]:
+    """The CUDA header directories NVRTC is given (-I), from the NVIDIA wheels found here."""
+    return [d for d in _native("header_dirs")().split("\n") if d]
+
+
 class Nvrtc:
     """A loaded libnvrtc."""
 
@@ -60,13 +70,14 @@ class Nvrtc:
         """Compute capabilities this NVRTC compiles for, e.g. [50, 52, ..., 120]."""
         return [int(a) for a in _native("supported_archs")(self.path).split(",") if a]
 
-    def compile_to_ptx(self, source: str, arch: str) -> bytes:
+    def compile_to_ptx(self, source: str, arch: str, options: Sequence[str] = ()) -> bytes:
         """PTX text for `arch` ("sm_86", "sm_90a" or "compute_86") under the arch
-        policy (module doc): ValueError when this NVRTC has no arch for it,
-        NvrtcCompileError when NVRTC refuses the source."""
+        policy (module doc), with the CUDA headers and then `options`:
+        ValueError when this NVRTC has no arch for it, NvrtcCompileError when
+        NVRTC refuses the source (or an option)."""
         tool = f"NVRTC {self.version}, {_native('target')(self.path, arch)}"
         try:
-            return _native("compile_ptx")(self.path, source, arch, "kernel.cu")
+            return _native("compile_ptx")(self.path, source, arch, "kernel.cu", "\n".join(options))
         except ValueError as e:
             prefix = f"CUDA C++ does not compile ({tool}): "
             if str(e).startswith(prefix):

@@ -16,6 +16,14 @@ def detect_target(dev: Device) -> Target:
     )
 
 
+def reflect(source: str | bytes) -> list[str] | None:
+    """The canonical signature of every __kernel in OpenCL C `source`, read by
+    clang's OpenCL front end (docs/formats/opencl.md); None where there is no clang."""
+    from . import reflection  # imported on use: it costs milliseconds at `import modrt`
+
+    return reflection.reflect(text_of(source))
+
+
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     """OpenCL C is carried as source (fmt "cl") and built by the runtime on first use."""
     text = text_of(source)
@@ -23,4 +31,4 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
 
 
 def register_backend() -> None:
-    backend.register_in_tree("opencl", detect_target, codegen)
+    backend.register_in_tree("opencl", detect_target, codegen, reflect)

@@ -20,7 +20,10 @@ def detect_target(dev: Device) -> Target:
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     """HIP source to a code object (fmt "hsaco") with hipcc, for the target's
     mcpu (gfx arch). hip_runtime.h is included for the kernel, as ROCm's own
-    hipcc does, so CUDA-style kernels compile unchanged."""
+    hipcc does, so CUDA-style kernels compile unchanged. The target's
+    `include_dirs` (-I each) and `options` (as they are) go to hipcc: what
+    modrt.compile(options=, include_dirs=) gives. ROCm ships its headers
+    with hipcc, so none are added."""
     text = text_of(source)
     hipcc = find_tool("hipcc")
     if hipcc is None:
@@ -34,6 +37,8 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
                 f"--offload-arch={arch}",
                 "-include",
                 "hip/hip_runtime.h",
+                *[f"-I{d}" for d in tgt.attrs.get("include_dirs", ())],
+                *[str(o) for o in tgt.attrs.get("options", ())],
                 "-o",
                 "kernel.hsaco",
                 "kernel.hip",
@@ -46,6 +51,9 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
 
         raise _validate.tool_failed("rocm", functions, "kernel.hip", e) from None
     return Payload.create("single-binary", "hsaco", functions, code=hsaco, sources={"hip": text})
+
+
+codegen.takes_compiler_options = True  # type: ignore[attr-defined]  # modrt.compile(options=, include_dirs=)
 
 
 def register_backend() -> None:
