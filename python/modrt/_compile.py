@@ -35,12 +35,14 @@ def register_reflector(kind: str, reflect: Reflector) -> None:
     _REFLECTORS[kind] = reflect
 
 
-def _mismatch(given: Arg, kernel: Arg) -> str:
-    """What differs between one given argument and the kernel's, or ""."""
+def _mismatch(given: Arg, kernel: Arg, fits: Callable[[str], bool] | None = None) -> str:
+    """What differs between one given argument and the kernel's, or "".
+    `fits(dtype)`: whether the format binds a buffer of that dtype here
+    besides the kernel's own element type (packed data)."""
     if given.is_buffer != kernel.is_buffer:
         kinds = ["buffer" if a.is_buffer else "scalar" for a in (given, kernel)]
         return f"is a {kinds[0]} in the signature, a {kinds[1]} in the kernel"
-    if given.dtype != kernel.dtype:
+    if given.dtype != kernel.dtype and not (given.is_buffer and fits is not None and fits(given.dtype)):
         what = "buffer element type" if given.is_buffer else "scalar type"
         return f"has {what} {given.dtype} in the signature, {kernel.dtype} in the kernel"
     if given.name and kernel.name and given.name != kernel.name:
@@ -50,12 +52,13 @@ def _mismatch(given: Arg, kernel: Arg) -> str:
     return ""
 
 
-def check_signature(kind: str, given: str, kernel: str) -> str:
+def check_signature(kind: str, given: str, kernel: str, buffer_fits: Callable[[str, int], bool] | None = None) -> str:
     """`given` checked against the kernel's signature `kernel` (SignatureError
     showing both when they differ in argument count, buffer element types,
     scalar types, or names where both have them); returns the signature the
     module keeps: the given one, with the kernel's names and const markers
-    where it has none."""
+    where it has none. `buffer_fits(dtype, index)`: the reflector's rule for
+    buffer element types other than the kernel's own (see register)."""
     from ._codegen import parse_signature
 
     name, given_args, tags = parse_signature(given)
@@ -65,7 +68,8 @@ def check_signature(kind: str, given: str, kernel: str) -> str:
             kind, given, kernel, f"{len(given_args)} arguments in the signature, {len(kernel_args)} in the kernel"
         )
     for i, (g, k) in enumerate(zip(given_args, kernel_args)):
-        why = _mismatch(g, k)
+        fits = (lambda dtype, i=i: buffer_fits(dtype, i)) if buffer_fits is not None else None
+        why = _mismatch(g, k, fits)
         if why:
             raise SignatureError(kind, given, kernel, f"argument {i} ('{g.name or k.name}') {why}")
         g.name = g.name or k.name
@@ -90,26 +94,36 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
         return list(functions)
     from ._codegen import normalize_signature, parse_signature
 
-    reflected: dict[str, str] = {}
-    for text in source.values() if isinstance(source, Mapping) else [source]:
-        for sig in reflect(text):
-            reflected.setdefault(parse_signature(sig)[0], sig)
+    reflected: dict[str, tuple[str, str | bytes]] = {}  # name -> (signature, its source)
+    for key, text in source.items() if isinstance(source, Mapping) else [(None, source)]:
+        found = reflect(text)
+        if key is not None and len(found) == 1:
+            # One source per function: its only kernel is that function, whatever its entry's name.
+            found = [key + found[0][found[0].index("(") :]]
+        for sig in found:
+            reflected.setdefault(parse_signature(sig)[0], (sig, text))
+    fits = getattr(reflect, "buffer_fits", None)
     if functions is None:
         if not reflected:
             raise ValueError(f"the {LANGUAGE.get(kind, kind)} source defines no kernel")
-        return list(reflected.values())
+        return [sig for sig, _ in reflected.values()]
     if not functions:
         raise ValueError("compile needs at least one function (or functions=None for every kernel)")
     resolved = []
     for f in functions:
         name = parse_signature(f)[0] if "(" in f else f.strip()
-        kernel = reflected.get(name)
-        if kernel is None:
+        found = reflected.get(name)
+        if found is None:
             raise ValueError(
                 f"the {LANGUAGE.get(kind, kind)} source has no kernel '{name}' "
                 f"(it defines: {', '.join(reflected) or 'none'})"
             )
-        resolved.append(check_signature(kind, normalize_signature(f), kernel) if "(" in f else kernel)
+        kernel, text = found
+        if "(" not in f:
+            resolved.append(kernel)
+            continue
+        buffer_fits = (lambda dtype, i, text=text: fits(dtype, text, i)) if fits is not None else None
+        resolved.append(check_signature(kind, normalize_signature(f), kernel, buffer_fits))
     return resolved
 
 
