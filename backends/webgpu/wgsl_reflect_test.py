@@ -248,3 +248,17 @@ def test_wgpu_validation_errors_are_exceptions_in_a_child_process():
     first, last = proc.stdout.strip().splitlines()
     assert first == "ValueError f: argument 0 ('x') holds 4 bytes; the shader's x: array<f32,64> needs 256"
     assert last == "alive"
+
+
+def test_argument_count_mismatch_shows_both_signatures():
+    wgsl = (
+        "@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n"
+        "@compute @workgroup_size(1) fn f() { x[0] = 1.0; }"
+    )
+    with pytest.raises(modrt.SignatureError) as e:
+        modrt.compile(wgsl, "webgpu", ["f(float32*, int64; blockIdx.x)"])
+    assert str(e.value) == (
+        "the signature does not match the WGSL kernel: 2 arguments in the signature, 1 in the kernel\n"
+        "  given:  f(float32*, int64; blockIdx.x)\n"
+        f"  kernel: f(float32* x; {GRID})"
+    )

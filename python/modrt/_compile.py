@@ -94,16 +94,15 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
         return list(functions)
     from ._codegen import normalize_signature, parse_signature
 
-    reflected: dict[str, tuple[str, str | bytes]] = {}  # name -> (signature, its source)
-    for key, text in source.items() if isinstance(source, Mapping) else [(None, source)]:
-        found = reflect(text)
-        if key is not None and len(found) == 1:
-            # One source per function: its only kernel is that function, whatever its entry's name.
-            found = [key + found[0][found[0].index("(") :]]
-        for sig in found:
-            reflected.setdefault(parse_signature(sig)[0], (sig, text))
+    reflected = _reflected_kernels(reflect, source)
     fits = getattr(reflect, "buffer_fits", None)
     if functions is None:
+        if isinstance(source, Mapping) and set(reflected) != set(source):
+            unknown = [k for k in source if k not in reflected]
+            raise ValueError(
+                f"the {LANGUAGE.get(kind, kind)} sources of {', '.join(unknown)} define no kernel of that name "
+                "and not exactly one kernel"
+            )
         if not reflected:
             raise ValueError(f"the {LANGUAGE.get(kind, kind)} source defines no kernel")
         return [sig for sig, _ in reflected.values()]
@@ -113,6 +112,11 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
     for f in functions:
         name = parse_signature(f)[0] if "(" in f else f.strip()
         found = reflected.get(name)
+        if found is None and isinstance(source, Mapping) and "(" in f:
+            # Its source is missing or has no kernel of its own: the driver and
+            # the source check say so (naming the sources), not reflection.
+            resolved.append(f)
+            continue
         if found is None:
             raise ValueError(
                 f"the {LANGUAGE.get(kind, kind)} source has no kernel '{name}' "
@@ -125,6 +129,25 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
         buffer_fits = (lambda dtype, i, text=text: fits(dtype, text, i)) if fits is not None else None
         resolved.append(check_signature(kind, normalize_signature(f), kernel, buffer_fits))
     return resolved
+
+
+def _reflected_kernels(
+    reflect: Reflector, source: str | bytes | Mapping[str, str | bytes]
+) -> dict[str, tuple[str, str | bytes]]:
+    """{kernel name: (its reflected signature, its source)}. With one source
+    per function, each source's kernel of that name, else its only kernel,
+    under the function's name."""
+    from ._codegen import parse_signature
+
+    if not isinstance(source, Mapping):
+        return {parse_signature(sig)[0]: (sig, source) for sig in reflect(source)}
+    kernels = {}
+    for key, text in source.items():
+        found = {parse_signature(sig)[0]: sig for sig in reflect(text)}
+        sig = found.get(key) or (next(iter(found.values())) if len(found) == 1 else None)
+        if sig is not None:
+            kernels[key] = (key + sig[sig.index("(") :], text)
+    return kernels
 
 
 def compile(
