@@ -236,6 +236,12 @@ try:
 except ValueError as e:
     print(type(e).__name__, e)
 m["f"](modrt.empty((64,), "float32", d), 1, 1, 1)
+vec4 = '''@group(0) @binding(0) var<storage, read_write> v: array<vec4<f32>>;
+@compute @workgroup_size(1) fn g() { v[0] = vec4<f32>(1.0); }'''
+try:
+    modrt.compile(vec4, "webgpu")["g"](modrt.empty((1,), "float32", d), 1, 1, 1)
+except ValueError as e:
+    print(type(e).__name__, e)
 d.sync()
 print("alive")
 """
@@ -245,8 +251,9 @@ def test_wgpu_validation_errors_are_exceptions_in_a_child_process():
     proc = modrt_testing.run_python(TOO_SMALL)
     assert proc.returncode not in (-signal.SIGABRT, -signal.SIGSEGV), proc.stderr
     assert proc.returncode == 0, proc.stderr
-    first, last = proc.stdout.strip().splitlines()
+    first, second, last = proc.stdout.strip().splitlines()
     assert first == "ValueError f: argument 0 ('x') holds 4 bytes; the shader's x: array<f32,64> needs 256"
+    assert second == "ValueError g: argument 0 ('v') holds 4 bytes; the shader's v: array<vec4<f32>> needs 16"
     assert last == "alive"
 
 

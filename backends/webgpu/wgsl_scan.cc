@@ -346,22 +346,27 @@ std::string ElementType(const WgslInfo& info, std::string type, int depth = 0) {
   return "";
 }
 
-// The bytes a fixed-size `array<T, N>` of scalars or vectors occupies; 0
-// for anything else (a runtime-sized array: wgpu checks one element).
-uint64_t FixedArrayBytes(const WgslInfo& info, const std::string& type) {
+// The least bytes a storage buffer of `type` binds: N elements of a
+// fixed-size `array<T, N>`, one of a runtime-sized `array<T>` (what wgpu
+// checks at dispatch); 0 for other types.
+uint64_t MinBindingBytes(const WgslInfo& info, const std::string& type) {
   const std::string resolved = Resolve(info, type);
   const std::string element = TemplateArg(resolved, "array");
-  if (element.empty() || resolved.size() <= element.size() + 7) return 0;
-  const std::string count_text =
-      resolved.substr(6 + element.size() + 1, resolved.size() - 6 - element.size() - 2);
-  const std::optional<int64_t> count = IntLiteral(count_text);
-  const Scalar* scalar = FindScalar(ElementType(info, element));
-  if (!count || *count <= 0 || scalar == nullptr) return 0;
+  const Scalar* scalar = element.empty() ? nullptr : FindScalar(ElementType(info, element));
+  if (scalar == nullptr) return 0;
+  int64_t count = 1;
+  const size_t rest = 6 + element.size();  // "array<" and the element
+  if (resolved.size() > rest + 1 && resolved[rest] == ',') {
+    const std::optional<int64_t> n =
+        IntLiteral(resolved.substr(rest + 1, resolved.size() - rest - 2));
+    if (!n || *n <= 0) return 0;  // a count from an override or an expression: left to wgpu
+    count = *n;
+  }
   const std::string e = Resolve(info, element);
   uint64_t stride = scalar->bytes;
   if (e.compare(0, 4, "vec2") == 0) stride *= 2;
   if (e.compare(0, 4, "vec3") == 0 || e.compare(0, 4, "vec4") == 0) stride *= 4;
-  return stride * static_cast<uint64_t>(*count);
+  return stride * static_cast<uint64_t>(count);
 }
 
 std::string Declaration(const Resource& r) {
@@ -390,7 +395,7 @@ Interface ReadInterface(const WgslInfo& info) {
         return iface;
       }
       a.dtype = sc->dtype;
-      a.min_bytes = FixedArrayBytes(info, r.type);
+      a.min_bytes = MinBindingBytes(info, r.type);
       iface.args.push_back(std::move(a));
     } else if (r.address_space == "uniform") {
       const std::string type = Resolve(info, r.type);

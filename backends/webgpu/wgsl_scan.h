@@ -73,7 +73,7 @@ namespace webgpu __attribute__((visibility("hidden"))) {
     std::string dtype;       // the modrt dtype: float32, float16, int32, uint32
     size_t resource = 0;     // index in WgslInfo::resources
     uint32_t offset = 0;     // scalars: the byte offset in its uniform block
-    uint64_t min_bytes = 0;  // buffers: the least size the shader accepts (a fixed-size array's)
+    uint64_t min_bytes = 0;  // buffers: the least size the shader binds (wgpu's check at dispatch)
   };
 
   // A uniform resource's block: its size as WGSL lays it out.
