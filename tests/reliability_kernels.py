@@ -50,18 +50,18 @@ void main() { uint i = gl_GlobalInvocationID.x; if (i < n) dst[i] = src[i]; }
 _WGSL_FILL = """
 override block_x: u32 = 64;
 struct Args { v: T, n: i32 }
-@group(0) @binding(0) var<storage, read_write> o: array<T>;
+@group(0) @binding(0) var<storage, read_write> out: array<T>;
 @group(0) @binding(1) var<uniform> args: Args;
 @compute @workgroup_size(block_x)
-fn NAME(@builtin(global_invocation_id) id: vec3<u32>) { if (i32(id.x) < args.n) { o[id.x] = args.v; } }
+fn NAME(@builtin(global_invocation_id) id: vec3<u32>) { if (i32(id.x) < args.n) { out[id.x] = args.v; } }
 """
 _WGSL_COPY = """
 override block_x: u32 = 64;
-@group(0) @binding(0) var<storage, read> s: array<i32>;
-@group(0) @binding(1) var<storage, read_write> d: array<i32>;
+@group(0) @binding(0) var<storage, read> src: array<i32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<i32>;
 @group(0) @binding(2) var<uniform> n: i32;
 @compute @workgroup_size(block_x)
-fn copy(@builtin(global_invocation_id) id: vec3<u32>) { if (i32(id.x) < n) { d[id.x] = s[id.x]; } }
+fn copy(@builtin(global_invocation_id) id: vec3<u32>) { if (i32(id.x) < n) { dst[id.x] = src[id.x]; } }
 """
 
 _CPU_SIGNATURES = [

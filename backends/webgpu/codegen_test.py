@@ -30,9 +30,24 @@ def test_wgsl_fallback_module_keeps_its_source(force_fallback):
 
 
 def test_fallback_bytes_are_the_payload_serialization(force_fallback):
+    """The signature kept is the given one with the kernel's names (read by
+    libmodrt_compiler.so's scanner: no runtime needed)."""
     mod = modrt.compile(ADD, "webgpu", [SIG])
-    payload = modrt.Payload.create("multi-shader", "wgsl", [SIG], shaders={"scale": ADD.encode()})
+    assert mod.signature("scale") == "scale(float32* x; blockIdx.x, threadIdx.x)"
+    payload = modrt.Payload.create("multi-shader", "wgsl", [mod.signature("scale")], shaders={"scale": ADD.encode()})
     assert mod.save_to_bytes() == payload.save()
+
+
+def test_the_signature_is_inferred_without_the_runtime(force_fallback):
+    mod = modrt.compile(ADD, "webgpu")
+    assert mod.is_fallback
+    assert mod.signature("scale") == "scale(float32* x; blockIdx.x, blockIdx.y, blockIdx.z)"
+
+
+def test_real_and_fallback_modules_save_the_same_bytes(monkeypatch):
+    real = modrt.compile(ADD, "webgpu").save_to_bytes()
+    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+    assert modrt.compile(ADD, "webgpu").save_to_bytes() == real
 
 
 def test_one_wgsl_source_per_function(force_fallback):

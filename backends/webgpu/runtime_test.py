@@ -300,25 +300,42 @@ def test_a_workgroup_over_the_adapters_limit_is_refused_at_load(dev):
 
 
 def test_bindings_that_do_not_fit_the_signature_fail_at_load():
-    # The shader wants a uniform at binding 0; the signature makes binding 0 a storage buffer.
+    """A saved module (no compile-time check) whose signature does not fit the
+    shader: the runtime says what the signature asks and what the shader declares."""
     wgsl = "@group(0) @binding(0) var<uniform> x: f32;\n@compute @workgroup_size(1) fn f() { _ = x; }"
-    with pytest.raises(ValueError, match="WebGPU could not create the compute pipeline of 'f' on .*: validation error"):
-        modrt.compile({"f": wgsl}, "webgpu", ["f(float32*; blockIdx.x)"])
+    payload = modrt.Payload.create("multi-shader", "wgsl", ["f(float32*; blockIdx.x)"], shaders={"f": wgsl.encode()})
+    with pytest.raises(ValueError) as e:
+        modrt.load_module_from_bytes("webgpu", payload.save())
+    assert str(e.value) == (
+        "f: the signature does not fit the bindings its WGSL declares: argument 0 is a buffer, "
+        "the shader's 'x' a uniform scalar. The signature's arguments: float32*; "
+        "the shader declares: @group(0) @binding(0) var<uniform> x: f32 (float32)"
+    )
 
 
 def test_entry_points_are_chosen_by_name():
     two = SCALE + "\n@compute @workgroup_size(1) fn g() {}"
     mod = modrt.compile({"f": two}, "webgpu", ["f(float32*; blockIdx.x)"])
     assert not mod.is_fallback
+    with pytest.raises(ValueError, match=r"the WGSL source has no kernel 'h' \(it defines: f, g\)"):
+        modrt.compile(two, "webgpu", ["h(float32*; blockIdx.x)"])
+    # One source per function: the runtime's own check.
     with pytest.raises(ValueError, match=r"several @compute entry points \(f, g\) and none is named 'h'"):
         modrt.compile({"h": two}, "webgpu", ["h(float32*; blockIdx.x)"], validate=False)
+    payload = modrt.Payload.create("multi-shader", "wgsl", ["f(; blockIdx.x)"], shaders={"f": b"fn f() {}"})
     with pytest.raises(ValueError, match="has no @compute entry point"):
-        modrt.compile({"f": "fn f() {}"}, "webgpu", ["f(float32*; blockIdx.x)"], validate=False)
+        modrt.load_module_from_bytes("webgpu", payload.save())
 
 
-def test_scalars_wgsl_has_no_type_for_are_refused():
-    with pytest.raises(TypeError, match="argument 1 is a int64 scalar; WGSL uniforms take int32, uint32"):
-        modrt.compile({"f": SCALE}, "webgpu", ["f(float32*, int64; blockIdx.x)"])
+def test_scalars_must_have_the_shaders_type():
+    wgsl = SCALE.replace("@compute", "@group(0) @binding(1) var<uniform> n: i32;\n@compute")
+    with pytest.raises(modrt.SignatureError, match=r"argument 1 \('n'\) has scalar type int64 in the signature, int32"):
+        modrt.compile({"f": wgsl}, "webgpu", ["f(float32*, int64; blockIdx.x)"])
+    payload = modrt.Payload.create(
+        "multi-shader", "wgsl", ["f(float32*, int64; blockIdx.x)"], shaders={"f": wgsl.encode()}
+    )
+    with pytest.raises(ValueError, match=r"argument 1 is int64, the shader's 'n' holds i32 \(int32\)"):
+        modrt.load_module_from_bytes("webgpu", payload.save())
 
 
 def test_artifact_round_trip_in_a_fresh_process(tmp_path, monkeypatch):

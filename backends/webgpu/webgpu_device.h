@@ -105,13 +105,25 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
     if (++pending_count_ >= kMaxBatch) FlushLocked();
   }
   // Submits the batch being recorded, if any. Callers hold submit_mu().
+  // An encoder wgpu found invalid is not submitted: wgpu-native's queue
+  // submission treats an invalid command buffer as fatal (a panic that
+  // aborts the process). Its error is kept for the next wait to raise.
   void FlushLocked() {
     if (pending_ == nullptr) return;
-    WGPUCommandBuffer cmd = api_.wgpuCommandEncoderFinish(pending_, nullptr);
+    WGPUCommandBuffer cmd = nullptr;
+    const std::string error =
+        Scoped([&] { cmd = api_.wgpuCommandEncoderFinish(pending_, nullptr); });
     api_.wgpuCommandEncoderRelease(pending_);
     pending_ = nullptr;
+    const int dropped = pending_count_;
     pending_count_ = 0;
     ++batch_;
+    if (!error.empty()) {
+      if (cmd != nullptr) api_.wgpuCommandBufferRelease(cmd);
+      Record(plugin::StrCat("wgpu refused a batch of ", dropped,
+                            " launches, which did not run: ", error));
+      return;
+    }
     if (cmd != nullptr) {
       api_.wgpuQueueSubmit(queue_, 1, &cmd);
       api_.wgpuCommandBufferRelease(cmd);

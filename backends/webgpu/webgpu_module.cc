@@ -33,33 +33,70 @@ namespace {
 void ReleaseKernel(const WgpuApi& api, Kernel& k) {
   if (k.uniform_buffer) api.wgpuBufferRelease(k.uniform_buffer);
   if (k.layout) api.wgpuPipelineLayoutRelease(k.layout);
-  if (k.bind_layout) api.wgpuBindGroupLayoutRelease(k.bind_layout);
+  for (WGPUBindGroupLayout l : k.bind_layouts) {
+    if (l) api.wgpuBindGroupLayoutRelease(l);
+  }
   if (k.shader) api.wgpuShaderModuleRelease(k.shader);
 }
 
-UniformLayout LayoutUniform(const FunctionInfo& info) {
-  UniformLayout u;
-  u.offsets.assign(info.args.size(), 0);
-  uint32_t offset = 0;
+// The signature's arguments as text, for errors: "float32*, float32*, int32".
+std::string ArgumentTypes(const FunctionInfo& info) {
+  std::string s;
   for (size_t i = 0; i < info.args.size(); ++i) {
-    const ArgInfo& a = info.args[i];
-    if (a.is_buffer) continue;
-    const bool wgsl_scalar =
-        a.dtype.lanes == 1 &&
-        ((a.dtype.code == kDLInt && a.dtype.bits == 32) ||
-         (a.dtype.code == kDLUInt && a.dtype.bits == 32) ||
-         (a.dtype.code == kDLFloat && (a.dtype.bits == 32 || a.dtype.bits == 16)));
-    if (!wgsl_scalar) {
-      Fail("TypeError", info.name, ": argument ", i, " is a ", DTypeToString(a.dtype),
-           " scalar; WGSL uniforms take int32, uint32, float32 or float16 (i32, u32, f32, f16)");
-    }
-    const uint32_t bytes = a.dtype.bits / 8;
-    offset = (offset + bytes - 1) / bytes * bytes;
-    u.offsets[i] = offset;
-    offset += bytes;
+    s += (i ? ", " : "") + DTypeToString(info.args[i].dtype) + (info.args[i].is_buffer ? "*" : "");
   }
-  u.size = offset == 0 ? 0 : (offset + 15) / 16 * 16;
-  return u;
+  return s.empty() ? "none" : s;
+}
+
+// Refuses a signature that does not fit the shader's own bindings, showing
+// both: what the signature asks modrt to bind and what the shader declares.
+void CheckArguments(const FunctionInfo& info, const Kernel& k) {
+  auto refuse = [&](const std::string& why) {
+    Fail("ValueError", info.name,
+         ": the signature does not fit the bindings its WGSL declares: ", why,
+         ". The signature's arguments: ", ArgumentTypes(info),
+         "; the shader declares: ", DescribeInterface(k.wgsl, k.iface));
+  };
+  const std::vector<ShaderArg>& declared = k.iface.args;
+  if (info.args.size() != declared.size()) {
+    refuse(StrCat(info.args.size(), " arguments, the shader binds ", declared.size()));
+  }
+  for (size_t i = 0; i < declared.size(); ++i) {
+    const ArgInfo& a = info.args[i];
+    const ShaderArg& d = declared[i];
+    const std::string given = DTypeToString(a.dtype);
+    if (a.is_buffer != d.is_buffer) {
+      refuse(StrCat("argument ", i, " is a ", a.is_buffer ? "buffer" : "scalar", ", the shader's '",
+                    d.name, "' a ", d.is_buffer ? "storage buffer" : "uniform scalar"));
+    }
+    if (a.is_buffer ? !BufferDtypeFits(given, d) : given != d.dtype) {
+      refuse(StrCat("argument ", i, " is ", given, a.is_buffer ? "*" : "", ", the shader's '",
+                    d.name, "' holds ", d.wgsl_type, " (", d.dtype, ")"));
+    }
+  }
+}
+
+// One buffer bound twice where the shader writes one binding and only reads
+// the other is a usage conflict WebGPU refuses at dispatch: refused here,
+// naming both. (Two writable bindings of one buffer are allowed.)
+void CheckAliasing(const FunctionInfo& info, const Kernel& kernel, const KernelArgs& k) {
+  for (size_t i = 0; i < info.args.size(); ++i) {
+    if (!info.args[i].is_buffer) continue;
+    for (size_t j = i + 1; j < info.args.size(); ++j) {
+      if (!info.args[j].is_buffer || k.buffers[i]->data != k.buffers[j]->data) continue;
+      const ShaderArg& a = kernel.iface.args[i];
+      const ShaderArg& b = kernel.iface.args[j];
+      if (a.read_only == b.read_only) continue;
+      const ShaderArg& reader = a.read_only ? a : b;
+      const ShaderArg& writer = a.read_only ? b : a;
+      Fail("ValueError", info.name, ": arguments ", i, " ('", a.name, "') and ", j, " ('", b.name,
+           "') are the same buffer, which the shader reads as '", reader.name,
+           "' (var<storage, read>) and writes as '", writer.name,
+           "' (read_write); WebGPU cannot bind one buffer both ways in a dispatch: pass a copy "
+           "for '",
+           reader.name, "'");
+    }
+  }
 }
 
 }  // namespace
@@ -95,7 +132,9 @@ void WebGpuModule::CompileAll(Workspace& ws) {
 void WebGpuModule::ReleaseAll(const WgpuApi& api) {
   for (auto& [key, p] : pipelines_) api.wgpuComputePipelineRelease(p.pipeline);
   for (auto& [name, c] : caches_) {
-    if (c.group) api.wgpuBindGroupRelease(c.group);
+    for (WGPUBindGroup g : c.groups) {
+      if (g) api.wgpuBindGroupRelease(g);
+    }
   }
   for (auto& [name, k] : kernels_) ReleaseKernel(api, k);
   pipelines_.clear();
@@ -177,34 +216,60 @@ void WebGpuModule::Compile(Workspace& ws, const FunctionInfo& info) {
     }
   }
 
+  k.wgsl = scan;
+  k.iface = ReadInterface(scan);
+  if (!k.iface.error.empty()) {
+    Fail("ValueError", "the WGSL of '", info.name, "' cannot be bound: ", k.iface.error);
+  }
+  CheckArguments(info, k);
   for (const ArgInfo& a : info.args) k.num_buffers += a.is_buffer ? 1 : 0;
   if (k.num_buffers > limits.maxStorageBuffersPerShaderStage) {
     Fail("ValueError", info.name, " takes ", k.num_buffers, " buffers; the adapter allows ",
          limits.maxStorageBuffersPerShaderStage, " storage buffers per shader stage");
   }
-  k.uniform = LayoutUniform(info);
-
-  std::vector<WGPUBindGroupLayoutEntry> entries;
-  for (size_t b = 0; b < k.num_buffers; ++b) {
-    WGPUBindGroupLayoutEntry e{};
-    e.binding = static_cast<uint32_t>(b);
-    e.visibility = WGPUShaderStage_Compute;
-    auto declared = scan.group0.find(e.binding);
-    const bool read_only = declared != scan.group0.end() &&
-                           declared->second.address_space == "storage" &&
-                           (declared->second.access == "read" || declared->second.access.empty());
-    e.buffer.type =
-        read_only ? WGPUBufferBindingType_ReadOnlyStorage : WGPUBufferBindingType_Storage;
-    entries.push_back(e);
+  if (k.iface.max_group >= limits.maxBindGroups) {
+    Fail("ValueError", info.name, ": its WGSL uses @group(", k.iface.max_group,
+         "); the adapter allows ", limits.maxBindGroups, " bind groups");
   }
-  if (k.uniform.size > 0) {
+  if (k.iface.uniforms.size() > limits.maxDynamicUniformBuffersPerPipelineLayout) {
+    Fail("ValueError", info.name, ": its WGSL declares ", k.iface.uniforms.size(),
+         " uniforms; modrt binds each with a dynamic offset and the adapter allows ",
+         limits.maxDynamicUniformBuffersPerPipelineLayout);
+  }
+  // The uniform slot: each block at an offset WebGPU accepts for a binding.
+  const uint32_t align = std::max<uint32_t>(limits.minUniformBufferOffsetAlignment, 16);
+  std::vector<uint32_t> block_of_resource(scan.resources.size(), 0);
+  for (size_t u = 0; u < k.iface.uniforms.size(); ++u) {
+    k.block_offsets.push_back(k.uniform_size);
+    block_of_resource[k.iface.uniforms[u].resource] = k.uniform_size;
+    k.uniform_size += (k.iface.uniforms[u].size + align - 1) / align * align;
+  }
+  k.scalar_offsets.assign(info.args.size(), 0);
+  for (size_t i = 0; i < info.args.size(); ++i) {
+    const ShaderArg& d = k.iface.args[i];
+    if (!d.is_buffer) k.scalar_offsets[i] = block_of_resource[d.resource] + d.offset;
+  }
+
+  std::vector<std::vector<WGPUBindGroupLayoutEntry>> entries(k.iface.max_group + 1);
+  for (const Resource& r : scan.resources) {
     WGPUBindGroupLayoutEntry e{};
-    e.binding = static_cast<uint32_t>(k.num_buffers);
+    e.binding = r.binding;
     e.visibility = WGPUShaderStage_Compute;
-    e.buffer.type = WGPUBufferBindingType_Uniform;
-    e.buffer.hasDynamicOffset = 1;
-    e.buffer.minBindingSize = k.uniform.size;
-    entries.push_back(e);
+    if (r.address_space == "uniform") {
+      e.buffer.type = WGPUBufferBindingType_Uniform;
+      e.buffer.hasDynamicOffset = 1;
+    } else {
+      const bool read_only = r.access.empty() || r.access == "read";
+      e.buffer.type =
+          read_only ? WGPUBufferBindingType_ReadOnlyStorage : WGPUBufferBindingType_Storage;
+    }
+    entries[r.group].push_back(e);
+  }
+  for (size_t u = 0; u < k.iface.uniforms.size(); ++u) {
+    const Resource& r = scan.resources[k.iface.uniforms[u].resource];
+    for (WGPUBindGroupLayoutEntry& e : entries[r.group]) {
+      if (e.binding == r.binding) e.buffer.minBindingSize = k.iface.uniforms[u].size;
+    }
   }
 
   std::string error = ws.Scoped([&] {
@@ -221,24 +286,28 @@ void WebGpuModule::Compile(Workspace& ws, const FunctionInfo& info) {
     Fail("ValueError", "the WGSL of '", info.name, "' has no @compute entry point");
   }
   error = ws.Scoped([&] {
-    WGPUBindGroupLayoutDescriptor bd{};
-    bd.entryCount = entries.size();
-    bd.entries = entries.data();
-    k.bind_layout = api.wgpuDeviceCreateBindGroupLayout(ws.device(), &bd);
+    for (const auto& group_entries : entries) {
+      WGPUBindGroupLayoutDescriptor bd{};
+      bd.entryCount = group_entries.size();
+      bd.entries = group_entries.data();
+      k.bind_layouts.push_back(api.wgpuDeviceCreateBindGroupLayout(ws.device(), &bd));
+    }
     WGPUPipelineLayoutDescriptor pd{};
-    pd.bindGroupLayoutCount = 1;
-    pd.bindGroupLayouts = &k.bind_layout;
+    pd.bindGroupLayoutCount = k.bind_layouts.size();
+    pd.bindGroupLayouts = k.bind_layouts.data();
     k.layout = api.wgpuDeviceCreatePipelineLayout(ws.device(), &pd);
-    if (k.uniform.size > 0) {
-      const uint32_t align = std::max<uint32_t>(limits.minUniformBufferOffsetAlignment, 16);
-      k.uniform_stride = (k.uniform.size + align - 1) / align * align;
+    if (k.uniform_size > 0) {
+      k.uniform_stride = k.uniform_size;  // a multiple of the offset alignment
       WGPUBufferDescriptor ud{};
       ud.usage = WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst;
       ud.size = static_cast<uint64_t>(k.uniform_stride) * Workspace::kMaxBatch;
       k.uniform_buffer = api.wgpuDeviceCreateBuffer(ws.device(), &ud);
     }
   });
-  if (!error.empty()) Fail("ValueError", info.name, ": cannot lay out its bindings: ", error);
+  if (!error.empty()) {
+    Fail("ValueError", info.name, ": cannot lay out its bindings (",
+         DescribeInterface(scan, k.iface), "): ", error);
+  }
 
   guard.armed = false;
   Kernel& stored = kernels_.emplace(info.name, k).first->second;
@@ -334,7 +403,7 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
   }
   const WGPUComputePipeline pipeline = GetPipeline(ws, kernel, info, k.launch);
 
-  // The buffers (by id) and the uniform block of this launch.
+  // The buffers (by id) and the uniform slot of this launch.
   std::array<uint64_t, 16> ids_small{};
   std::vector<uint64_t> ids_large;
   uint64_t* ids = ids_small.data();
@@ -345,71 +414,94 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
   std::array<uint8_t, 256> uniform_small{};
   std::vector<uint8_t> uniform_large;
   uint8_t* uniform = uniform_small.data();
-  if (kernel.uniform.size > uniform_small.size()) {
-    uniform_large.assign(kernel.uniform.size, 0);
+  if (kernel.uniform_size > uniform_small.size()) {
+    uniform_large.assign(kernel.uniform_size, 0);
     uniform = uniform_large.data();
   }
   size_t b = 0;
   for (size_t i = 0; i < info.args.size(); ++i) {
     if (info.args[i].is_buffer) {
-      ids[b++] = static_cast<const Buffer*>(k.buffers[i]->data)->id;
+      const auto* buf = static_cast<const Buffer*>(k.buffers[i]->data);
+      const ShaderArg& declared = kernel.iface.args[i];
+      if (buf->size < declared.min_bytes) {
+        const Resource& r = kernel.wgsl.resources[declared.resource];
+        Fail("ValueError", info.name, ": argument ", i, " ('", declared.name, "') holds ",
+             buf->size, " bytes; the shader's ", r.name, ": ", r.type, " needs ",
+             declared.min_bytes);
+      }
+      ids[b++] = buf->id;
     } else {
-      std::memcpy(uniform + kernel.uniform.offsets[i], k.ptrs[i], k.sizes[i]);
+      std::memcpy(uniform + kernel.scalar_offsets[i], k.ptrs[i], k.sizes[i]);
     }
   }
+  CheckAliasing(info, kernel, k);
 
   std::lock_guard lock(ws.submit_mu());
   LaunchCache& cache = caches_.at(info.name);
-  // The bind group: the last one when the buffers are the same.
-  const bool same_buffers = cache.group != nullptr &&
+  // The bind groups: the last ones when the buffers are the same.
+  const bool same_buffers = !cache.groups.empty() &&
                             cache.buffer_ids.size() == kernel.num_buffers &&
                             std::equal(ids, ids + kernel.num_buffers, cache.buffer_ids.begin());
   if (!same_buffers) {
-    std::array<WGPUBindGroupEntry, 17> fixed{};
-    std::vector<WGPUBindGroupEntry> more;
-    WGPUBindGroupEntry* entries = fixed.data();
-    const size_t count = kernel.num_buffers + (kernel.uniform.size > 0 ? 1 : 0);
-    if (count > fixed.size()) {
-      more.resize(count);
-      entries = more.data();
-    }
-    size_t e = 0;
+    std::vector<std::vector<WGPUBindGroupEntry>> entries(kernel.bind_layouts.size());
     for (size_t i = 0; i < info.args.size(); ++i) {
       if (!info.args[i].is_buffer) continue;
+      const Resource& r = kernel.wgsl.resources[kernel.iface.args[i].resource];
       const auto* buf = static_cast<const Buffer*>(k.buffers[i]->data);
-      entries[e] = WGPUBindGroupEntry{};
-      entries[e].binding = static_cast<uint32_t>(e);
-      entries[e].buffer = buf->buffer;
-      entries[e].size = buf->size;
-      ++e;
+      WGPUBindGroupEntry e{};
+      e.binding = r.binding;
+      e.buffer = buf->buffer;
+      e.size = buf->size;
+      entries[r.group].push_back(e);
     }
-    if (kernel.uniform.size > 0) {
-      entries[e] = WGPUBindGroupEntry{};
-      entries[e].binding = static_cast<uint32_t>(e);
-      entries[e].buffer = kernel.uniform_buffer;
-      entries[e].size = kernel.uniform.size;
+    for (size_t u = 0; u < kernel.iface.uniforms.size(); ++u) {
+      const Resource& r = kernel.wgsl.resources[kernel.iface.uniforms[u].resource];
+      WGPUBindGroupEntry e{};
+      e.binding = r.binding;
+      e.buffer = kernel.uniform_buffer;
+      e.offset = kernel.block_offsets[u];
+      e.size = kernel.iface.uniforms[u].size;
+      entries[r.group].push_back(e);
     }
-    WGPUBindGroupDescriptor bd{};
-    bd.layout = kernel.bind_layout;
-    bd.entryCount = count;
-    bd.entries = entries;
-    WGPUBindGroup group = api.wgpuDeviceCreateBindGroup(ws.device(), &bd);
-    // The old group stays alive for the launches recorded with it.
-    if (cache.group) api.wgpuBindGroupRelease(cache.group);
-    cache.group = group;
+    // The old groups stay alive for the launches recorded with them.
+    for (WGPUBindGroup g : cache.groups) {
+      if (g) api.wgpuBindGroupRelease(g);
+    }
+    cache.groups.clear();
+    cache.buffer_ids.clear();
+    // Inside an error scope: a refused bind group is an error now, before
+    // anything is recorded, never an invalid batch for the queue.
+    std::vector<WGPUBindGroup> groups;
+    const std::string error = ws.Scoped([&] {
+      for (size_t g = 0; g < entries.size(); ++g) {
+        WGPUBindGroupDescriptor bd{};
+        bd.layout = kernel.bind_layouts[g];
+        bd.entryCount = entries[g].size();
+        bd.entries = entries[g].data();
+        groups.push_back(api.wgpuDeviceCreateBindGroup(ws.device(), &bd));
+      }
+    });
+    if (!error.empty()) {
+      for (WGPUBindGroup g : groups) {
+        if (g) api.wgpuBindGroupRelease(g);
+      }
+      Fail("ValueError", info.name, ": WebGPU refused its bindings (",
+           DescribeInterface(kernel.wgsl, kernel.iface), "): ", error);
+    }
+    cache.groups = std::move(groups);
     cache.buffer_ids.assign(ids, ids + kernel.num_buffers);
   }
-  // The uniform block: a slot of the ring of its own in this batch, unless
+  // The uniform slot: a slot of the ring of its own in this batch, unless
   // it equals the last one written in this batch.
   uint32_t offset = 0;
-  if (kernel.uniform.size > 0) {
+  if (kernel.uniform_size > 0) {
     if (cache.batch != ws.batch()) {
       cache.batch = ws.batch();
       cache.next_slot = 0;
       cache.has_last = false;
     }
     const bool same =
-        cache.has_last && std::memcmp(cache.last_uniform.data(), uniform, kernel.uniform.size) == 0;
+        cache.has_last && std::memcmp(cache.last_uniform.data(), uniform, kernel.uniform_size) == 0;
     if (same) {
       offset = cache.last_offset;
     } else {
@@ -420,16 +512,31 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
       }
       offset = cache.next_slot++ * kernel.uniform_stride;
       api.wgpuQueueWriteBuffer(ws.queue(), kernel.uniform_buffer, offset, uniform,
-                               kernel.uniform.size);
+                               kernel.uniform_size);
       cache.has_last = true;
       cache.last_offset = offset;
-      cache.last_uniform.assign(uniform, uniform + kernel.uniform.size);
+      cache.last_uniform.assign(uniform, uniform + kernel.uniform_size);
     }
   }
   WGPUComputePassEncoder pass = api.wgpuCommandEncoderBeginComputePass(ws.PendingLocked(), nullptr);
   api.wgpuComputePassEncoderSetPipeline(pass, pipeline);
-  api.wgpuComputePassEncoderSetBindGroup(pass, 0, cache.group, kernel.uniform.size > 0 ? 1 : 0,
-                                         &offset);
+  // Every uniform of the kernel reads the same slot.
+  std::array<uint32_t, 16> offsets_small{};
+  std::vector<uint32_t> offsets_large;
+  uint32_t* dynamic_offsets = offsets_small.data();
+  if (kernel.iface.uniforms.size() > offsets_small.size()) {
+    offsets_large.resize(kernel.iface.uniforms.size());
+    dynamic_offsets = offsets_large.data();
+  }
+  std::fill(dynamic_offsets, dynamic_offsets + kernel.iface.uniforms.size(), offset);
+  for (size_t g = 0; g < cache.groups.size(); ++g) {
+    size_t uniforms = 0;
+    for (const UniformBlock& u : kernel.iface.uniforms) {
+      uniforms += kernel.wgsl.resources[u.resource].group == g ? 1 : 0;
+    }
+    api.wgpuComputePassEncoderSetBindGroup(pass, static_cast<uint32_t>(g), cache.groups[g],
+                                           uniforms, dynamic_offsets);
+  }
   api.wgpuComputePassEncoderDispatchWorkgroups(pass, static_cast<uint32_t>(k.launch.grid[0]),
                                                static_cast<uint32_t>(k.launch.grid[1]),
                                                static_cast<uint32_t>(k.launch.grid[2]));

@@ -21,25 +21,26 @@
 namespace modrt {
 namespace webgpu {
 
-// The uniform block of a function's scalar arguments.
-struct UniformLayout {
-  std::vector<uint32_t> offsets;  // per argument (scalars only)
-  uint32_t size = 0;              // a multiple of 16; 0 without scalars
-};
-
-// How one function runs: its shader module, entry point and bindings.
+// How one function runs: its shader module, entry point and bindings. The
+// bindings are the shader's own (wgsl_scan.h's Interface): argument i is the
+// shader's argument i, in (group, binding) order; every uniform the shader
+// declares is a block of one uniform slot.
 struct Kernel {
   const plugin::FunctionInfo* info = nullptr;
   std::string entry;
   EntryPoint scan;
   bool has_dyn_shared_override = false;
+  WgslInfo wgsl;
+  Interface iface;
   size_t num_buffers = 0;
-  UniformLayout uniform;
+  std::vector<uint32_t> scalar_offsets;  // per argument: its byte offset in a slot (scalars)
+  std::vector<uint32_t> block_offsets;   // per uniform block: its offset in a slot
+  uint32_t uniform_size = 0;             // bytes of a slot; 0 without uniforms
   WGPUShaderModule shader = nullptr;
-  WGPUBindGroupLayout bind_layout = nullptr;
+  std::vector<WGPUBindGroupLayout> bind_layouts;  // groups 0..iface.max_group
   WGPUPipelineLayout layout = nullptr;
   // The uniform ring: kMaxBatch slots of `uniform_stride` bytes, one per
-  // launch of a batch, bound with a dynamic offset.
+  // launch of a batch, each uniform bound with the same dynamic offset.
   WGPUBuffer uniform_buffer = nullptr;
   uint32_t uniform_stride = 0;
 };
@@ -47,9 +48,9 @@ struct Kernel {
 // What launches of one kernel remember between them; guarded by the
 // workspace's submit_mu().
 struct LaunchCache {
-  // The last bind group, for these buffers (by id).
+  // The last bind groups (one per group number), for these buffers (by id).
   std::vector<uint64_t> buffer_ids;
-  WGPUBindGroup group = nullptr;
+  std::vector<WGPUBindGroup> groups;
   // The uniform ring's use in the batch being recorded.
   uint64_t batch = UINT64_MAX;
   uint32_t next_slot = 0;

@@ -2,13 +2,12 @@
 // package's libwgpu_native, dlopen'ed; on Mesa's lavapipe on a plain CPU
 // machine, any Vulkan, Metal or D3D12 adapter elsewhere).
 //
-// Kernel conventions, for shaders written by hand or by codegen (docs/WEBGPU.md):
-// - buffer arguments are storage buffers of @group(0), @binding(0), (1), ... in
-//   argument order (`var<storage, read>` or `var<storage, read_write>`);
-// - scalar arguments form one uniform block at the next binding (the number of
-//   buffer arguments), in argument order, each at an offset aligned to its size
-//   (WGSL's uniform layout for 32-bit scalars): `var<uniform> n: i32` for one,
-//   a struct for several;
+// Kernel conventions (docs/formats/wgsl.md, docs/WEBGPU.md): the shader's
+// own declarations are the binding layout. Its arguments are its
+// `@group(G) @binding(B)` resources in (group, binding) order, any groups and
+// binding numbers: a storage buffer is a buffer argument, a `var<uniform>`
+// scalar one scalar argument, a uniform struct one scalar per member; a
+// signature that does not fit them is refused naming both sides;
 // - threadIdx.{x,y,z} is the workgroup size: a @workgroup_size dimension that
 //   names an override constant is set to it at launch, a literal one must equal
 //   it; dyn_shared_mem sets the override constant `dyn_shared_mem` (bytes);
@@ -16,7 +15,8 @@
 //
 // Launches are recorded into one command encoder and submitted in batches (by
 // sync, a host copy, or kMaxBatch launches); each launch's scalars have a slot
-// of their own in the kernel's uniform ring.
+// of their own in the kernel's uniform ring, every uniform of the shader a
+// block of that slot.
 //
 // The parts: webgpu_device.{h,cc} (wgpu-native's adapter, device and queue,
 // the launch batch, buffers, the DeviceAPI), webgpu_module.{h,cc} (shader

@@ -37,12 +37,14 @@ def register_reflector(kind: str, reflect: Reflector) -> None:
     _REFLECTORS[kind] = reflect
 
 
-def _mismatch(given: Arg, kernel: Arg) -> str:
-    """What differs between one given argument and the kernel's, or ""."""
+def _mismatch(given: Arg, kernel: Arg, fits: Callable[[str], bool] | None = None) -> str:
+    """What differs between one given argument and the kernel's, or "".
+    `fits(dtype)`: whether the format binds a buffer of that dtype here
+    besides the kernel's own element type (packed data)."""
     if given.is_buffer != kernel.is_buffer:
         kinds = ["buffer" if a.is_buffer else "scalar" for a in (given, kernel)]
         return f"is a {kinds[0]} in the signature, a {kinds[1]} in the kernel"
-    if given.dtype != kernel.dtype:
+    if given.dtype != kernel.dtype and not (given.is_buffer and fits is not None and fits(given.dtype)):
         what = "buffer element type" if given.is_buffer else "scalar type"
         return f"has {what} {given.dtype} in the signature, {kernel.dtype} in the kernel"
     if given.name and kernel.name and given.name != kernel.name:
@@ -52,12 +54,13 @@ def _mismatch(given: Arg, kernel: Arg) -> str:
     return ""
 
 
-def check_signature(kind: str, given: str, kernel: str) -> str:
+def check_signature(kind: str, given: str, kernel: str, buffer_fits: Callable[[str, int], bool] | None = None) -> str:
     """`given` checked against the kernel's signature `kernel` (SignatureError
     showing both when they differ in argument count, buffer element types,
     scalar types, or names where both have them); returns the signature the
     module keeps: the given one, with the kernel's names and const markers
-    where it has none."""
+    where it has none. `buffer_fits(dtype, index)`: the reflector's rule for
+    buffer element types other than the kernel's own (see register)."""
     from ._codegen import parse_signature
 
     name, given_args, tags = parse_signature(given)
@@ -67,7 +70,8 @@ def check_signature(kind: str, given: str, kernel: str) -> str:
             kind, given, kernel, f"{len(given_args)} arguments in the signature, {len(kernel_args)} in the kernel"
         )
     for i, (g, k) in enumerate(zip(given_args, kernel_args)):
-        why = _mismatch(g, k)
+        fits = (lambda dtype, i=i: buffer_fits(dtype, i)) if buffer_fits is not None else None
+        why = _mismatch(g, k, fits)
         if why:
             raise SignatureError(kind, given, kernel, f"argument {i} ('{g.name or k.name}') {why}")
         g.name = g.name or k.name
@@ -97,32 +101,71 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
         return _given(kind, functions, "it does not read them from the kernel")
     from ._codegen import normalize_signature, parse_signature
 
-    reflected: dict[str, str] = {}
-    for text in source.values() if isinstance(source, Mapping) else [source]:
-        signatures = reflect(text)
-        if signatures is None:
-            return _given(
-                kind, functions, "this source does not declare its interface (e.g. PTX, which records no element types)"
-            )
-        for sig in signatures:
-            reflected.setdefault(parse_signature(sig)[0], sig)
+    reflected = _reflected_kernels(reflect, source)
+    if reflected is None:
+        return _given(
+            kind, functions, "this source does not declare its interface (e.g. PTX, which records no element types)"
+        )
+    fits = getattr(reflect, "buffer_fits", None)
     if functions is None:
+        if isinstance(source, Mapping) and set(reflected) != set(source):
+            unknown = [k for k in source if k not in reflected]
+            raise ValueError(
+                f"the {LANGUAGE.get(kind, kind)} sources of {', '.join(unknown)} define no kernel of that name "
+                "and not exactly one kernel"
+            )
         if not reflected:
             raise ValueError(f"the {LANGUAGE.get(kind, kind)} source defines no kernel")
-        return list(reflected.values())
+        return [sig for sig, _ in reflected.values()]
     if not functions:
         raise ValueError("compile needs at least one function (or functions=None for every kernel)")
     resolved = []
     for f in functions:
         name = parse_signature(f)[0] if "(" in f else f.strip()
-        kernel = reflected.get(name)
-        if kernel is None:
+        found = reflected.get(name)
+        if found is None and isinstance(source, Mapping) and "(" in f:
+            # Its source is missing or has no kernel of its own: the driver and
+            # the source check say so (naming the sources), not reflection.
+            resolved.append(f)
+            continue
+        if found is None:
             raise ValueError(
                 f"the {LANGUAGE.get(kind, kind)} source has no kernel '{name}' "
                 f"(it defines: {', '.join(reflected) or 'none'})"
             )
-        resolved.append(check_signature(kind, normalize_signature(f), kernel) if "(" in f else kernel)
+        kernel, text = found
+        if "(" not in f:
+            resolved.append(kernel)
+            continue
+        buffer_fits = (lambda dtype, i, text=text: fits(dtype, text, i)) if fits is not None else None
+        resolved.append(check_signature(kind, normalize_signature(f), kernel, buffer_fits))
     return resolved
+
+
+def _reflected_kernels(
+    reflect: Reflector, source: str | bytes | Mapping[str, str | bytes]
+) -> dict[str, tuple[str, str | bytes]] | None:
+    """{kernel name: (its reflected signature, its source)}. With one source
+    per function, each source's kernel of that name, else its only kernel,
+    under the function's name. None when a source does not declare its
+    interface (the reflector answered None)."""
+    from ._codegen import parse_signature
+
+    if not isinstance(source, Mapping):
+        signatures = reflect(source)
+        if signatures is None:
+            return None
+        return {parse_signature(sig)[0]: (sig, source) for sig in signatures}
+    kernels = {}
+    for key, text in source.items():
+        signatures = reflect(text)
+        if signatures is None:
+            return None
+        found = {parse_signature(sig)[0]: sig for sig in signatures}
+        sig = found.get(key) or (next(iter(found.values())) if len(found) == 1 else None)
+        if sig is not None:
+            kernels[key] = (key + sig[sig.index("(") :], text)
+    return kernels
 
 
 def compile(

@@ -292,7 +292,11 @@ def register(
       tags). With it, `modrt.compile` infers signatures when none are given
       and checks given ones against the kernel. It must work without the
       runtime DSO (cross-compiling): read the source in Python, or through
-      libmodrt_compiler.so (the backend's :fallback library).
+      libmodrt_compiler.so (the backend's :fallback library). A format
+      that packs narrow data into wider words gives the function an
+      attribute `buffer_fits(dtype, source, index) -> bool`: whether a buffer
+      of `dtype` may be bound as argument `index` besides the kernel's own
+      element type (WGSL: uint8 or float16 data in array<u32>).
     """
     from .. import _compile, target
 

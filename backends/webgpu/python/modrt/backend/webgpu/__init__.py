@@ -9,11 +9,16 @@ otherwise wgpu/resources/libwgpu_native*.so under each sys.path entry and
 WHEEL_ROOTS, then the runtime's own list (the same roots, PYTHONPATH, and the
 loader's path).
 
-Kernel conventions: buffer arguments are storage buffers at @group(0)
-@binding(0), (1), ... in argument order; scalar arguments form one uniform
-block at the next binding, in argument order; a @workgroup_size dimension that
-names an override constant is set from threadIdx at launch; blockIdx is the
-number of workgroups.
+Kernel conventions (docs/formats/wgsl.md): the shader's own declarations
+are the binding layout. Its arguments are its `@group(G) @binding(B)` storage
+buffers and uniforms in (group, binding) order, any groups and binding
+numbers: a storage buffer is a buffer argument (`const` when declared `read`),
+a uniform scalar one scalar argument, a uniform struct one scalar argument per
+member. `modrt.compile(wgsl, "webgpu")` infers the signature from them (with
+launch parameters blockIdx.x/y/z, threadIdx for each @workgroup_size
+dimension that names an override constant, and dyn_shared_mem when `override
+dyn_shared_mem` is declared); a given signature is checked against them. blockIdx
+is the number of workgroups.
 """
 
 from __future__ import annotations
@@ -72,6 +77,25 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return text_shaders(source, functions, "wgsl")
 
 
+def reflect(source: str | bytes) -> list[str]:
+    """The signature of each @compute entry point of WGSL `source`, read
+    from its declarations (through libmodrt_compiler.so: the runtime's own
+    scanner, runtime or not)."""
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    return call("webgpu.reflect", text).splitlines()
+
+
+def _buffer_fits(given: str, source: str | bytes, index: int) -> bool:
+    """Whether a `given` buffer may be bound as argument `index`: its own
+    element type, or 8- and 16-bit data packed in 32-bit words (WGSL has no
+    8-bit types; tinygrad packs uint8 and half into array<atomic<u32>>)."""
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    return bool(call("webgpu.buffer_fits", given, text, index))
+
+
+reflect.buffer_fits = _buffer_fits  # type: ignore[attr-defined]
+
+
 def pipelines_created(module: Module) -> int:
     """How many compute pipelines a real webgpu module has created: one per
     function and launch shape (override constants), reused by later launches."""
@@ -79,6 +103,6 @@ def pipelines_created(module: Module) -> int:
 
 
 def register_backend() -> None:
-    backend.register_in_tree("webgpu", detect_target, codegen)
+    backend.register_in_tree("webgpu", detect_target, codegen, reflect=reflect)
     if backend.runtime_status("webgpu").loaded and not os.environ.get("MODRT_WEBGPU_DRIVER_LIBRARY"):
         call("webgpu.driver_candidates", ":".join(driver_candidates()))
