@@ -168,3 +168,63 @@ def test_a_read_only_tensor_is_refused_where_the_kernel_may_write_it():
         assert frozen[0] == 0
         """,
     )
+
+
+# ------------------------------------------------------------ 7. memory exhaustion
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_memory_exhaustion_is_a_memory_error_and_freeing_lets_allocation_go_on(kind):
+    """The device's budget (its reported memory, lowered here by
+    MODRT_DEVICE_MEMORY_LIMIT so the test does not fill the machine) is
+    checked before the driver is asked: PoCL, lavapipe and wgpu allocate
+    lazily and died with a signal long after the allocation."""
+    run_case(
+        kind,
+        r"""
+        import re
+        chunk = 64 << 20
+        held = []
+        error = None
+        for _ in range(16):
+            try:
+                held.append(modrt.empty((chunk,), "uint8", k.dev))
+            except MemoryError as e:
+                error = e
+                break
+        assert len(held) == 4 and error is not None, (len(held), error)
+        figures = (rf"^{k.kind}\(0\): cannot allocate {chunk} bytes: {4 * chunk} bytes are in use \(4 tensors\) "
+                   rf"of the device's {4 * chunk} \(MODRT_DEVICE_MEMORY_LIMIT\)")
+        assert re.search(figures, str(error)), error
+        # Freeing one makes room for one.
+        held.pop()
+        held.append(modrt.empty((chunk,), "uint8", k.dev))
+        rk.expect(MemoryError, "cannot allocate", lambda: modrt.empty((chunk,), "uint8", k.dev))
+        held.clear()
+        # Over what the device reports for itself, whatever the limit.
+        rk.expect(MemoryError, rf"^{k.kind}\(0\): cannot allocate {2**62} bytes",
+                  lambda: modrt.empty((2**62,), "uint8", k.dev))
+        rk.expect(MemoryError, "needs more bytes than this machine can address",
+                  lambda: modrt.empty((2**40, 2**40), "float32", k.dev))
+        # The device still works.
+        out = modrt.empty((64,), "int32", k.dev)
+        k.fill(out, 3, 64)
+        assert out.numpy().tolist() == [3] * 64
+        """,
+        env={"MODRT_DEVICE_MEMORY_LIMIT": str(256 << 20)},
+    )
+
+
+def test_one_allocation_over_the_devices_reported_size_is_refused_before_the_driver():
+    """Without any limit set: the figures the devices report."""
+    body = r"""
+    for kind in rk.BACKENDS:
+        if rk.device_or_skip_reason(kind):
+            continue
+        dev = modrt.device(kind)
+        total, largest = dev.attr("global_memory"), dev.attr("max_alloc_size")
+        assert total or largest, (kind, total, largest)
+        n = (largest or total) + 1
+        rk.expect(MemoryError, rf"^{kind}\(0\): cannot allocate {n} bytes: ", lambda: modrt.empty((n,), "uint8", dev))
+    """
+    run_case("cpu", body)

@@ -125,8 +125,12 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
     alloc.allocationSize = req.size;
     try {
       alloc.memoryTypeIndex = PickMemoryType(d, req.memoryTypeBits);
-      MODRT_VK_CHECK(vk.vkAllocateMemory(d.device, &alloc, nullptr, &buf->memory),
-                     StrCat("allocation of ", nbytes, " bytes"));
+      const VkResult r = vk.vkAllocateMemory(d.device, &alloc, nullptr, &buf->memory);
+      if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+        Fail("MemoryError", "vulkan(", id, "): cannot allocate ", nbytes,
+             " bytes: the driver refused (", VkResultName(r), ")");
+      }
+      MODRT_VK_CHECK(r, StrCat("allocation of ", nbytes, " bytes"));
       MODRT_VK_CHECK(vk.vkBindBufferMemory(d.device, buf->buffer, buf->memory, 0),
                      "binding buffer memory");
       MODRT_VK_CHECK(vk.vkMapMemory(d.device, buf->memory, 0, VK_WHOLE_SIZE, 0, &buf->host),
