@@ -228,3 +228,53 @@ def test_one_allocation_over_the_devices_reported_size_is_refused_before_the_dri
         rk.expect(MemoryError, rf"^{kind}\(0\): cannot allocate {n} bytes: ", lambda: modrt.empty((n,), "uint8", dev))
     """
     run_case("cpu", body)
+
+
+# ------------------------------------------------------------ 8. fork
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_fork_child_gets_an_error_never_a_hang_and_spawn_child_and_parent_work(kind):
+    """multiprocessing fork and spawn after the parent ran a kernel: the forked
+    child is refused (RuntimeError) on a device the parent opened (cpu runs),
+    releases what it inherited without touching the driver, and the spawned
+    child and the parent run kernels as before."""
+    run_case(
+        kind,
+        r"""
+        import gc
+        import multiprocessing as mp
+        import os
+
+        out = modrt.empty((64,), "int32", k.dev)
+        k.fill(out, 2, 64)
+        results = {}
+        for method in ("fork", "spawn"):
+            ctx = mp.get_context(method)
+            queue = ctx.Queue()
+            inherited = (k, out) if method == "fork" else None
+            child = ctx.Process(target=rk.use_in_child, args=(k.kind, queue, inherited))
+            child.start()
+            results[method] = queue.get(timeout=240)
+            child.join(240)
+            assert child.exitcode == 0, (method, child.exitcode, results[method])
+        print(results)
+        expected_fork = "ran" if k.kind == "cpu" else "refused"
+        assert results["fork"][0] == expected_fork, results
+        assert results["spawn"] == ("ran", [9] * 64), results
+        # A plain fork whose child drops everything it inherited: no driver call, no hang.
+        pid = os.fork()
+        if pid == 0:
+            try:
+                del out
+                k.module = None
+                gc.collect()
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0, status
+        # The parent goes on.
+        k.fill(out, 7, 64)
+        assert out.numpy().tolist() == [7] * 64
+        """,
+    )

@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "internal.h"
 #include "modrt/backend.h"
 #include "modrt/payload.h"
 #include "stream.h"
@@ -306,6 +307,7 @@ DeviceAPI* GetDeviceAPI(DLDeviceType type) {
 }
 
 DeviceAPI* GetExistingDeviceAPI(DLDevice device) {
+  NoteDeviceOpened(device);
   DeviceAPI* api = GetDeviceAPI(device.device_type);
   int count = api->DeviceCount();
   if (device.device_id < 0 || device.device_id >= count) {
@@ -327,6 +329,8 @@ size_t TensorObj::nbytes() const { return TensorBytes(dl_); }
 TensorObj::~TensorObj() {
   if (release_) {
     release_();
+  } else if (api_ != nullptr && !ForkedDeviceProblem(dl_.device).empty()) {
+    // The parent's device memory: not this process's to free (it leaks, here only).
   } else if (api_ != nullptr) {
     PoolOf(dl_.device).Free(dl_.device, dl_.data, nbytes());
   }
@@ -494,6 +498,7 @@ MODRT_STATIC_INIT([] {
     DLDevice dev = a.Device(0);
     DeviceAPI* api = LookupDeviceAPI(dev.device_type);
     if (api == nullptr) return r->SetStr(MissingApiReason(dev.device_type));
+    if (std::string forked = ForkedDeviceProblem(dev); !forked.empty()) return r->SetStr(forked);
     int count = api->DeviceCount();
     if (count == 0) return r->SetStr(api->UnavailableReason());
     if (dev.device_id < 0 || dev.device_id >= count) {

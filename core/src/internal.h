@@ -23,6 +23,14 @@ void LoadPlugin(const std::string& path);
 // whose fmap and smap disagree, naming the function or shader.
 void CheckShaderMap(const PayloadObj& payload, const std::string& display_name);
 
+// fork() (fork_guard.cc): a device opened before a fork is refused in the
+// child. NoteDeviceOpened records a use of `device` (RuntimeError in such a
+// child); ForkedDeviceProblem says why `device` is unusable here ("" if it is
+// usable); InForkedChild: whether this process is such a child.
+void NoteDeviceOpened(DLDevice device);
+std::string ForkedDeviceProblem(DLDevice device);
+bool InForkedChild();
+
 // Lowercase hex of `bytes` (SHA-256 digests, key ids, keys).
 std::string Hex(std::string_view bytes);
 
