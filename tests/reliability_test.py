@@ -286,3 +286,31 @@ def test_fork_child_gets_an_error_never_a_hang_and_spawn_child_and_parent_work(k
         assert out.numpy().tolist() == [7] * 64
         """,
     )
+
+
+# ------------------------------------------------------------ 5. checked mode
+
+
+@pytest.mark.parametrize("how", ["context", "env"])
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_checked_mode_names_the_kernel_argument_and_offset_of_an_out_of_bounds_write(kind, how):
+    """fill with n larger than its buffer: in checked mode the write lands in
+    the guard zone and the launch raises IndexError; the process goes on and
+    the next correct launch passes the check."""
+    body = r"""
+    import contextlib
+    mode = modrt.checked() if CONTEXT else contextlib.nullcontext()
+    with mode:
+        out = modrt.empty((256,), "int32", k.dev)
+        written = r"^fill: argument 0 was written out of bounds: bytes 1024 to 1039 of a buffer of 1024 bytes"
+        rk.expect(IndexError, written,
+                  lambda: k.fill(out, 5, 260, grid=1, block=260 if k.kind != "cpu" else 64))
+        assert out.numpy().tolist() == [5] * 256
+        k.fill(out, 6, 256)
+        assert out.numpy().tolist() == [6] * 256
+    # Outside checked mode, functions are not wrapped and tensors have no guards.
+    plain = modrt.empty((4,), "int32", k.dev)
+    k.fill(plain, 1, 4)
+    """
+    env = {"MODRT_CHECK": "bounds"} if how == "env" else {}
+    run_case(kind, body.replace("CONTEXT", str(how == "context")), env=env)

@@ -242,16 +242,16 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(ws.device(t->device.device_id).queue,
-                                                static_cast<cl_mem>(t->data), CL_TRUE, 0, nbytes,
-                                                src, 0, nullptr, nullptr),
+                                                static_cast<cl_mem>(t->data), CL_TRUE,
+                                                t->byte_offset, nbytes, src, 0, nullptr, nullptr),
                    "host-to-device copy");
   }
   void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(ws.device(t->device.device_id).queue,
-                                               static_cast<cl_mem>(t->data), CL_TRUE, 0, nbytes,
-                                               dst, 0, nullptr, nullptr),
+                                               static_cast<cl_mem>(t->data), CL_TRUE,
+                                               t->byte_offset, nbytes, dst, 0, nullptr, nullptr),
                    "device-to-host copy");
   }
   void Sync(int id) override {

@@ -152,13 +152,16 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     ws.Drain(ws.device(t->device.device_id));  // kernels before the copy see the old data
-    std::memcpy(static_cast<Buffer*>(t->data)->host, src, nbytes);
+    std::memcpy(static_cast<char*>(static_cast<Buffer*>(t->data)->host) + t->byte_offset, src,
+                nbytes);
   }
   void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     ws.Drain(ws.device(t->device.device_id));
-    std::memcpy(dst, static_cast<const Buffer*>(t->data)->host, nbytes);
+    std::memcpy(
+        dst, static_cast<const char*>(static_cast<const Buffer*>(t->data)->host) + t->byte_offset,
+        nbytes);
   }
   void Sync(int id) override {
     Workspace& ws = Workspace::Get();

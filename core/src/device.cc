@@ -332,7 +332,10 @@ TensorObj::~TensorObj() {
   } else if (api_ != nullptr && !ForkedDeviceProblem(dl_.device).empty()) {
     // The parent's device memory: not this process's to free (it leaks, here only).
   } else if (api_ != nullptr) {
-    PoolOf(dl_.device).Free(dl_.device, dl_.data, nbytes());
+    const bool head = guard_ != 0 && dl_.device.device_type == kDLCPU;
+    PoolOf(dl_.device)
+        .Free(dl_.device, static_cast<char*>(dl_.data) - (head ? guard_ : 0),
+              nbytes() + GuardedExtra(dl_.device, guard_));
   }
 }
 
@@ -342,14 +345,25 @@ Ref<TensorObj> TensorObj::Empty(std::vector<int64_t> shape, DLDataType dtype, DL
   }
   DeviceAPI* api = GetExistingDeviceAPI(device);
   const size_t nbytes = CheckedBytes(shape, dtype);
+  // Checked mode: guard zones around the data, filled with a pattern that
+  // CheckGuards compares after each launch (checked_mode.cc).
+  const size_t guard = BoundsChecking() ? kGuardBytes : 0;
+  const size_t extra = GuardedExtra(device, guard);
   auto t = MakeObject<TensorObj>();
   t->shape_ = std::move(shape);
   t->dl_.device = device;
   t->dl_.dtype = dtype;
   t->dl_.ndim = static_cast<int32_t>(t->shape_.size());
   t->dl_.shape = t->shape_.data();
-  t->dl_.data = PoolOf(device).Alloc(api, device, nbytes);
+  t->dl_.data = PoolOf(device).Alloc(api, device, nbytes + extra);
   t->api_ = api;
+  if (guard != 0) {
+    // On cpu the data starts after the head guard; a device buffer is an
+    // opaque handle, so it has a tail guard only.
+    if (device.device_type == kDLCPU) t->dl_.data = static_cast<char*>(t->dl_.data) + guard;
+    t->guard_ = guard;
+    FillGuards(t.get());
+  }
   return t;
 }
 
