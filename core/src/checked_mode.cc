@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "modrt/device.h"
 #include "modrt/function.h"
+#include "stream.h"
 
 namespace modrt {
 namespace {
@@ -34,9 +35,19 @@ DLTensor GuardView(TensorObj* t, size_t offset, size_t bytes) {
   return view;
 }
 
+// Waits until the launches queued on the tensor's device have run (the
+// stream workers run them after the call returns), as device.sync does.
+void WaitForLaunches(const DLDevice& device) {
+  for (const auto& s : StreamsOf(device)) {
+    while (!s->Wait(s->submitted(), 3600.0, -1.0)) {
+    }
+  }
+}
+
 // The guard zones' contents: on cpu [head | tail], elsewhere the tail.
 std::vector<unsigned char> ReadGuards(TensorObj* t) {
   const size_t guard = t->guard_bytes();
+  WaitForLaunches(t->dl()->device);
   if (t->dl()->device.device_type == kDLCPU) {
     std::vector<unsigned char> bytes(2 * guard);
     const char* data = static_cast<const char*>(t->dl()->data);

@@ -1,8 +1,9 @@
 // Device state does not survive fork(): a driver's threads, locks and mapped
-// memory are the parent's. A child of a process that opened a device (other
-// than cpu) gets a RuntimeError on every use of it, never a hang, and does not
-// touch the parent's driver objects when it releases them (they leak, in the
-// child only); the parent is unaffected. cpu works in the child as before.
+// memory are the parent's, and so are the core's stream worker threads (cpu
+// launches run on them too). A child of a process that used a device (cpu
+// included) gets a RuntimeError on every use of it, never a hang, and does not
+// touch the parent's objects when it releases them (they leak, in the child
+// only); the parent is unaffected.
 #include <pthread.h>
 #include <unistd.h>
 
@@ -41,7 +42,7 @@ uint64_t Bit(DLDeviceType type) {
 bool InForkedChild() { return forked_from.load() != 0; }
 
 std::string ForkedDeviceProblem(DLDevice device) {
-  if (device.device_type == kDLCPU || forked_from.load() == 0) return "";
+  if (forked_from.load() == 0) return "";
   if ((opened_types.load() & Bit(device.device_type)) == 0) return "";
   const char* kind = DeviceKindName(device.device_type);
   return StrCat(kind ? kind : "device", "(", device.device_id,
@@ -51,8 +52,16 @@ std::string ForkedDeviceProblem(DLDevice device) {
                 "use the device only in processes that open it themselves");
 }
 
+std::string ForkedModuleProblem() {
+  if (forked_from.load() == 0) return "";
+  return StrCat("modules cannot be used in this process: it was opened by process ",
+                forked_from.load(),
+                " before this process was forked from it (with its devices), and their state "
+                "does not survive fork(). Start workers with multiprocessing's 'spawn' or "
+                "'forkserver' method");
+}
+
 void NoteDeviceOpened(DLDevice device) {
-  if (device.device_type == kDLCPU) return;
   if (const std::string problem = ForkedDeviceProblem(device); !problem.empty()) {
     Fail("RuntimeError", problem);
   }

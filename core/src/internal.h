@@ -29,6 +29,8 @@ void CheckShaderMap(const PayloadObj& payload, const std::string& display_name);
 // usable); InForkedChild: whether this process is such a child.
 void NoteDeviceOpened(DLDevice device);
 std::string ForkedDeviceProblem(DLDevice device);
+// Why a module's functions cannot be fetched here ("" if they can).
+std::string ForkedModuleProblem();
 bool InForkedChild();
 
 // Checked mode (checked_mode.cc): MODRT_CHECK=bounds or modrt.checked().

@@ -132,10 +132,8 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
     Fail("ValueError", info.name, ": kernel argument arrays of ", k->num_args, " entries for ",
          nargs, " arguments");
   }
-  if (device_type != kDLCPU) {
-    if (std::string forked = ForkedDeviceProblem(DLDevice{device_type, 0}); !forked.empty()) {
-      Fail("RuntimeError", info.name, ": ", forked);
-    }
+  if (std::string forked = ForkedDeviceProblem(DLDevice{device_type, 0}); !forked.empty()) {
+    Fail("RuntimeError", info.name, ": ", forked);
   }
   std::fill(k->slots, k->slots + nargs, 0);
   std::fill(k->buffers, k->buffers + nargs, nullptr);

@@ -103,6 +103,10 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("module.get_function", [](const Args& a, Ret* r) {
     a.ExpectCount(2, "module.get_function");
     const std::string name(a.Str(1));
+    // In a forked child a module's plugin may wait on the parent's threads.
+    if (std::string forked = ForkedModuleProblem(); !forked.empty()) {
+      Fail("RuntimeError", name, ": ", forked);
+    }
     Ref<FunctionObj> f = FindFunction(ModuleArg(a, 0), name);
     r->SetObject(BoundsChecking() && f ? CheckingBounds(std::move(f), name) : std::move(f));
   });
