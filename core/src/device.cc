@@ -212,7 +212,8 @@ class DevicePool {
                : 0;
   }
 
-  // MemoryError unless `nbytes` more fit the device (the cache is emptied first if that makes room).
+  // MemoryError unless `nbytes` more fit the device (the cache is emptied first if that makes
+  // room).
   void CheckBudget(DeviceAPI* api, DLDevice device, size_t nbytes) {
     Limits limits;
     {
