@@ -321,7 +321,9 @@ def test_a_backend_wheel_for_another_modrt_major_is_refused_then_skipped_with_a_
     # Skipped; the copy modrt's own lib/ has when this build selected OpenCL loads instead.
     bundled = bool(modrt._selection.RUNTIMES["opencl"])
     assert proc.stdout.strip().split("|") == [str(bundled), "modrt lib/" if bundled else "-", "skipped"]
-    assert f"modrt-opencl {other} was built for modrt plugin ABI {major + 1}.{modrt._version.PLUGIN_ABI[1]}" in proc.stderr
+    assert (
+        f"modrt-opencl {other} was built for modrt plugin ABI {major + 1}.{modrt._version.PLUGIN_ABI[1]}" in proc.stderr
+    )
     assert f"this modrt {modrt.__version__} has plugin ABI {major}.{modrt._version.PLUGIN_ABI[1]}" in proc.stderr
 
 
