@@ -33,6 +33,8 @@ def run_with_opencl_dso(tmp_path, data: bytes):
     tree = modrt_testing.copy_tree(tmp_path / "tree", replace={OPENCL_DSO: data})
     # The fault must be seen even when this build did not select OpenCL.
     dso = modrt_testing.force_runtime_selected(tree, "opencl")
+    # The checks after the SHA-256 one, as for a DSO without a recorded digest.
+    modrt_testing.forget_recorded_sha256(tree, OPENCL_DSO)
     return modrt_testing.run_python(PROBE, tree=tree), dso
 
 

@@ -348,4 +348,4 @@ def test_info_short_reason_leads_with_the_file_to_act_on(tmp_path: Path, fault: 
     assert proc.returncode == 0, proc.stderr
     row = next(line for line in proc.stdout.splitlines() if line.startswith("opencl "))
     assert len(row) <= 100, row
-    assert "  libmodrt_runtime_opencl.so is" in row, proc.stdout
+    assert "  libmodrt_runtime_opencl.so " in row, proc.stdout

@@ -65,6 +65,8 @@ print("import survived")
 
 def import_with(tmp_path, rel: str, data: bytes, env=None):
     tree = modrt_testing.copy_tree(tmp_path / "tree", replace={rel: data})
+    # The structural checks, as for a DSO without a recorded SHA-256.
+    modrt_testing.forget_recorded_sha256(tree, rel)
     return modrt_testing.run_python(PROBE, tree=tree, env=env), tree / rel
 
 
@@ -97,6 +99,7 @@ def test_runtime_dso_cut_short_is_refused(tmp_path):
     rel = "backends/opencl/libmodrt_runtime_opencl.so"
     tree = modrt_testing.copy_tree(tmp_path / "tree", replace={rel: image[: len(image) * 3 // 4]})
     dso = modrt_testing.force_runtime_selected(tree, "opencl")
+    modrt_testing.forget_recorded_sha256(tree, rel)
     proc = modrt_testing.run_python(
         PROBE + "print('reason:', modrt.backend.runtime_status('opencl').reason)", tree=tree
     )

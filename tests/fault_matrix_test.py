@@ -173,3 +173,54 @@ def test_autoload_disabled_leaves_backends_to_explicit_load():
     assert_survived(proc)
     assert "compile: no codegen for target 'opencl'" in proc.stdout
     assert "after load: opencl" in proc.stdout
+
+
+def _dynamic_section(image: bytes) -> tuple[int, int]:
+    """(file offset, size) of the PT_DYNAMIC segment of a 64-bit ELF image."""
+    import struct
+
+    (phoff,) = struct.unpack_from("<Q", image, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", image, 0x36)
+    for i in range(phnum):
+        p_type, _, p_offset, _, _, p_filesz = struct.unpack_from("<IIQQQQ", image, phoff + i * phentsize)
+        if p_type == 2:  # PT_DYNAMIC
+            return p_offset, p_filesz
+    raise AssertionError("no PT_DYNAMIC segment")
+
+
+def test_bit_flipped_runtime_dso_is_refused_by_its_recorded_sha256_never_a_signal(tmp_path):
+    """One flipped bit at a time, all over libmodrt_runtime_opencl.so and
+    densely in its dynamic section (where a flip passed the structural ELF
+    check and crashed import): each copy is refused before dlopen, naming the
+    file and both digests, and import goes on."""
+    import modrt._ffi
+
+    if not modrt._selection.RUNTIMES.get("opencl"):
+        import pytest
+
+        pytest.skip("the OpenCL runtime is not in this build, so no digest is recorded for it")
+    image = (Path(modrt._ffi.package_root()) / OPENCL_DSO).read_bytes()
+    dynamic, size = _dynamic_section(image)
+    offsets = sorted({*range(64, len(image), len(image) // 40), *range(dynamic, dynamic + size, max(1, size // 24))})
+    code = (
+        "import warnings\nwarnings.simplefilter('always')\nimport modrt\n"
+        "print('opencl loaded:', modrt.backend.runtime_status('opencl').loaded)\n"
+    )
+    signals = []
+    for offset in offsets:
+        flipped = bytearray(image)
+        flipped[offset] ^= 0x10
+        tree = modrt_testing.copy_tree(tmp_path / f"flip{offset}", replace={OPENCL_DSO: bytes(flipped)})
+        proc = modrt_testing.run_python(code, tree=tree, env={"MODRT_CACHE_DIR": str(tmp_path / "cache")})
+        if proc.returncode != 0:
+            signals.append((offset, proc.returncode, proc.stderr[-500:]))
+            continue
+        assert "opencl loaded: False" in proc.stdout, (offset, proc.stdout, proc.stderr)
+        assert "libmodrt_runtime_opencl.so does not match the SHA-256 recorded for it" in proc.stderr, proc.stderr
+    assert not signals, signals
+    # The intact file loads, and is remembered as verified.
+    tree = modrt_testing.copy_tree(tmp_path / "intact")
+    proc = modrt_testing.run_python(code, tree=tree, env={"MODRT_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 0 and "opencl loaded: True" in proc.stdout, proc.stderr
+    verified = [line.split()[-1] for line in (tmp_path / "cache" / "verified-dsos-1").read_text().splitlines()]
+    assert str(tree / OPENCL_DSO) in verified, verified

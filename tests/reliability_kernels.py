@@ -136,3 +136,33 @@ def expect(error: type[BaseException], pattern: str, call: Callable[[], object])
             raise AssertionError(f"{type(e).__name__}: {e!s} does not match {pattern!r}") from e
         return e
     raise AssertionError(f"no {error.__name__} (expected one matching {pattern!r})")
+
+
+def use_in_child(kind: str, queue: object, inherited: tuple[Kernels, modrt.Tensor] | None) -> None:
+    """A multiprocessing child's work; puts ("ran", values), ("refused",
+    message) or ("error", text) on `queue`. `inherited` (fork only): the
+    parent's kernels and a tensor, on a device the parent opened."""
+    try:
+        if inherited is not None:
+            k, out = inherited
+            dev = modrt.device(kind)
+            pattern = r"cannot be used in this process: it was opened by process \d+ before this process was forked"
+            messages = [
+                str(expect(RuntimeError, pattern, call))
+                for call in (
+                    lambda: k.fill(out, 1, 64),
+                    lambda: modrt.empty((4,), "int32", dev),
+                    lambda: dev.sync(),
+                    # A device tensor's copy to the host (a cpu tensor's memory is shared, not copied).
+                    *([lambda: out.numpy()] if kind != "cpu" else []),
+                )
+            ]
+            assert not dev.exist and "forked" in dev.unavailable_reason, dev.unavailable_reason
+            queue.put(("refused", messages[0]))
+            return
+        k = Kernels(kind)
+        out = modrt.empty((64,), "int32", k.dev)
+        k.fill(out, 9, 64)
+        queue.put(("ran", out.numpy().tolist()))
+    except BaseException as e:  # noqa: BLE001 - every failure goes back to the parent
+        queue.put(("error", f"{type(e).__name__}: {e}"))

@@ -56,7 +56,8 @@ def test_scalars_out_of_their_dtype_range_raise_naming_argument_dtype_and_range(
             k.fill(out, v, 4)
             assert out.numpy().tolist() == [v] * 4, out.numpy()
         outf = modrt.empty((4,), "float32", k.dev)
-        float32_range = r"fillf: argument 'v' \(float32\) must be in \[-3.4028234663852886e\+38, 3.4028234663852886e\+38\]"
+        float32_max = r"3.4028234663852886e\+38"
+        float32_range = rf"fillf: argument 'v' \(float32\) must be in \[-{float32_max}, {float32_max}\]"
         for v in (2**200, 1e39, -1e39, 2**2000):
             rk.expect(OverflowError, float32_range, lambda v=v: k.fillf(outf, v, 4))
         for v in (3.0e38, float("inf"), 2**100):
@@ -96,14 +97,19 @@ def test_every_int_uint_float_width_and_bool_is_range_checked_on_cpu():
             info = np.iinfo(d)
             assert put(d, d, int(info.min)) == info.min and put(d, d, int(info.max)) == info.max
             for v in (int(info.min) - 1, int(info.max) + 1):
-                rk.expect(OverflowError, rf"put_{{d}}: argument 1 \\({{d}}\\) must be in \\[{{info.min}}, {{info.max}}\\], got ({{v}}|an integer beyond 64 bits)$",
+                got = rf"got ({{v}}|an integer beyond 64 bits)$"
+                in_range = rf"must be in \\[{{info.min}}, {{info.max}}\\], "
+                rk.expect(OverflowError, rf"put_{{d}}: argument 1 \\({{d}}\\) " + in_range + got,
                           lambda d=d, v=v: put(d, d, v))
             rk.expect(TypeError, rf"put_{{d}}: argument 1 \\({{d}}\\)", lambda d=d: put(d, d, 0.5))
-        rk.expect(OverflowError, r"argument 1 \\(uint64\\) must be in .*beyond 64 bits", lambda: put("uint64", "uint64", 2**64))
+        rk.expect(OverflowError, r"argument 1 \\(uint64\\) must be in .*beyond 64 bits",
+                  lambda: put("uint64", "uint64", 2**64))
         assert put("bool", "uint8", True) == 1 and put("bool", "uint8", False) == 0
-        rk.expect(OverflowError, r"put_bool: argument 1 \\(bool\\) must be in \\[0, 1\\], got 2$", lambda: put("bool", "uint8", 2))
+        rk.expect(OverflowError, r"put_bool: argument 1 \\(bool\\) must be in \\[0, 1\\], got 2$",
+                  lambda: put("bool", "uint8", 2))
         assert put("float16", "float16", 65504.0) == 65504.0
-        rk.expect(OverflowError, r"put_float16: argument 1 \\(float16\\) must be in \\[-65504, 65504\\] or inf/nan, got 70000$",
+        rk.expect(OverflowError,
+                  r"put_float16: argument 1 \\(float16\\) must be in \\[-65504, 65504\\] or inf/nan, got 70000$",
                   lambda: put("float16", "float16", 70000.0))
         assert put("float64", "float64", 2**1000) == 2.0**1000
         rk.expect(OverflowError, r"\\(float64\\) must be in", lambda: put("float64", "float64", 2**1100))
@@ -126,7 +132,8 @@ def test_grid_and_block_over_the_device_limits_raise_one_value_error_naming_the_
         out = modrt.empty((64,), "int32", k.dev)
         limit = r" exceeds the device's limit of \d+ \([A-Za-z_\[\]0-9 -]+, .+\)$"
         for grid in (2**31, 2**32):
-            rk.expect(ValueError, rf"^fill: blockIdx\.x = {grid}" + limit, lambda g=grid: k.fill(out, 1, 64, grid=g, block=1))
+            rk.expect(ValueError, rf"^fill: blockIdx\.x = {grid}" + limit,
+                      lambda g=grid: k.fill(out, 1, 64, grid=g, block=1))
         rk.expect(ValueError, r"^fill: blockIdx\.x( \* threadIdx\.x)? = \d+" + limit,
                   lambda: k.fill(out, 1, 64, grid=2**26, block=64))
         rk.expect(ValueError, r"^fill: (threadIdx\.x|threads per block) = 100000" + limit,
@@ -155,7 +162,8 @@ def test_a_read_only_tensor_is_refused_where_the_kernel_may_write_it():
         frozen.flags.writeable = False
         t = modrt.from_dlpack(frozen)
         assert t.read_only
-        rk.expect(ValueError, r"^fill: argument 'out' is a read-only tensor, but the kernel may write it", lambda: k.fill(t, 1, 8))
+        rk.expect(ValueError, r"^fill: argument 'out' is a read-only tensor, but the kernel may write it",
+                  lambda: k.fill(t, 1, 8))
         rk.expect(ValueError, r"^copy: argument 'dst' is a read-only tensor", lambda: k.copy(t, t, 8))
         assert frozen.tolist() == list(range(8)), frozen
         # Declared const: read, never written, so accepted.
@@ -168,3 +176,141 @@ def test_a_read_only_tensor_is_refused_where_the_kernel_may_write_it():
         assert frozen[0] == 0
         """,
     )
+
+
+# ------------------------------------------------------------ 7. memory exhaustion
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_memory_exhaustion_is_a_memory_error_and_freeing_lets_allocation_go_on(kind):
+    """The device's budget (its reported memory, lowered here by
+    MODRT_DEVICE_MEMORY_LIMIT so the test does not fill the machine) is
+    checked before the driver is asked: PoCL, lavapipe and wgpu allocate
+    lazily and died with a signal long after the allocation."""
+    run_case(
+        kind,
+        r"""
+        import re
+        chunk = 64 << 20
+        held = []
+        error = None
+        for _ in range(16):
+            try:
+                held.append(modrt.empty((chunk,), "uint8", k.dev))
+            except MemoryError as e:
+                error = e
+                break
+        assert len(held) == 4 and error is not None, (len(held), error)
+        figures = (rf"^{k.kind}\(0\): cannot allocate {chunk} bytes: {4 * chunk} bytes are in use \(4 tensors\) "
+                   rf"of the device's {4 * chunk} \(MODRT_DEVICE_MEMORY_LIMIT\)")
+        assert re.search(figures, str(error)), error
+        # Freeing one makes room for one.
+        held.pop()
+        held.append(modrt.empty((chunk,), "uint8", k.dev))
+        rk.expect(MemoryError, "cannot allocate", lambda: modrt.empty((chunk,), "uint8", k.dev))
+        held.clear()
+        # Over what the device reports for itself, whatever the limit.
+        rk.expect(MemoryError, rf"^{k.kind}\(0\): cannot allocate {2**62} bytes",
+                  lambda: modrt.empty((2**62,), "uint8", k.dev))
+        rk.expect(MemoryError, "needs more bytes than this machine can address",
+                  lambda: modrt.empty((2**40, 2**40), "float32", k.dev))
+        # The device still works.
+        out = modrt.empty((64,), "int32", k.dev)
+        k.fill(out, 3, 64)
+        assert out.numpy().tolist() == [3] * 64
+        """,
+        env={"MODRT_DEVICE_MEMORY_LIMIT": str(256 << 20)},
+    )
+
+
+def test_one_allocation_over_the_devices_reported_size_is_refused_before_the_driver():
+    """Without any limit set: the figures the devices report."""
+    body = r"""
+    for kind in rk.BACKENDS:
+        if rk.device_or_skip_reason(kind):
+            continue
+        dev = modrt.device(kind)
+        total, largest = dev.attr("global_memory"), dev.attr("max_alloc_size")
+        assert total or largest, (kind, total, largest)
+        n = (largest or total) + 1
+        rk.expect(MemoryError, rf"^{kind}\(0\): cannot allocate {n} bytes: ", lambda: modrt.empty((n,), "uint8", dev))
+    """
+    run_case("cpu", body)
+
+
+# ------------------------------------------------------------ 8. fork
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_fork_child_gets_an_error_never_a_hang_and_spawn_child_and_parent_work(kind):
+    """multiprocessing fork and spawn after the parent ran a kernel: the forked
+    child is refused (RuntimeError) on a device the parent used (cpu too: its
+    launches run on the parent's stream worker threads, which a fork does not
+    copy), releases what it inherited without touching the driver, and the
+    spawned child and the parent run kernels as before."""
+    run_case(
+        kind,
+        r"""
+        import gc
+        import multiprocessing as mp
+        import os
+
+        out = modrt.empty((64,), "int32", k.dev)
+        k.fill(out, 2, 64)
+        results = {}
+        for method in ("fork", "spawn"):
+            ctx = mp.get_context(method)
+            queue = ctx.Queue()
+            inherited = (k, out) if method == "fork" else None
+            child = ctx.Process(target=rk.use_in_child, args=(k.kind, queue, inherited))
+            child.start()
+            results[method] = queue.get(timeout=240)
+            child.join(240)
+            assert child.exitcode == 0, (method, child.exitcode, results[method])
+        print(results)
+        assert results["fork"][0] == "refused", results
+        assert results["spawn"] == ("ran", [9] * 64), results
+        # A plain fork whose child drops everything it inherited: no driver call, no hang.
+        pid = os.fork()
+        if pid == 0:
+            try:
+                del out
+                k.module = None
+                gc.collect()
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0, status
+        # The parent goes on.
+        k.fill(out, 7, 64)
+        assert out.numpy().tolist() == [7] * 64
+        """,
+    )
+
+
+# ------------------------------------------------------------ 5. checked mode
+
+
+@pytest.mark.parametrize("how", ["context", "env"])
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_checked_mode_names_the_kernel_argument_and_offset_of_an_out_of_bounds_write(kind, how):
+    """fill with n larger than its buffer: in checked mode the write lands in
+    the guard zone and the launch raises IndexError; the process goes on and
+    the next correct launch passes the check."""
+    body = r"""
+    import contextlib
+    mode = modrt.checked() if CONTEXT else contextlib.nullcontext()
+    with mode:
+        out = modrt.empty((256,), "int32", k.dev)
+        written = r"^fill: argument 0 was written out of bounds: bytes 1024 to 1039 of a buffer of 1024 bytes"
+        rk.expect(IndexError, written,
+                  lambda: k.fill(out, 5, 260, grid=1, block=260 if k.kind != "cpu" else 64))
+        assert out.numpy().tolist() == [5] * 256
+        k.fill(out, 6, 256)
+        assert out.numpy().tolist() == [6] * 256
+    # Outside checked mode, functions are not wrapped and tensors have no guards.
+    plain = modrt.empty((4,), "int32", k.dev)
+    k.fill(plain, 1, 4)
+    """
+    env = {"MODRT_CHECK": "bounds"} if how == "env" else {}
+    run_case(kind, body.replace("CONTEXT", str(how == "context")), env=env)

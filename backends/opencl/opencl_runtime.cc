@@ -216,6 +216,10 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
       return ret->SetInt(
           static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE)));
     }
+    if (name == "max_alloc_size") {
+      return ret->SetInt(
+          static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE)));
+    }
     if (name == "warp_size") return ret->SetInt(1);  // OpenCL has no fixed SIMD width
   }
   void* Alloc(int id, size_t nbytes) override {
@@ -223,6 +227,11 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     cl_int err = CL_SUCCESS;
     cl_mem mem = ws.cl().clCreateBuffer(ws.device(id).context, CL_MEM_READ_WRITE,
                                         std::max<size_t>(nbytes, 1), nullptr, &err);
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+        err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
+      Fail("MemoryError", "opencl(", id, "): cannot allocate ", nbytes,
+           " bytes: the driver refused (", ClError(err), ")");
+    }
     MODRT_CL_CHECK(err, StrCat("allocation of ", nbytes, " bytes"));
     return mem;
   }
@@ -233,16 +242,16 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(ws.device(t->device.device_id).queue,
-                                                static_cast<cl_mem>(t->data), CL_TRUE, 0, nbytes,
-                                                src, 0, nullptr, nullptr),
+                                                static_cast<cl_mem>(t->data), CL_TRUE,
+                                                t->byte_offset, nbytes, src, 0, nullptr, nullptr),
                    "host-to-device copy");
   }
   void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(ws.device(t->device.device_id).queue,
-                                               static_cast<cl_mem>(t->data), CL_TRUE, 0, nbytes,
-                                               dst, 0, nullptr, nullptr),
+                                               static_cast<cl_mem>(t->data), CL_TRUE,
+                                               t->byte_offset, nbytes, dst, 0, nullptr, nullptr),
                    "device-to-host copy");
   }
   void Sync(int id) override {

@@ -125,8 +125,12 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
     alloc.allocationSize = req.size;
     try {
       alloc.memoryTypeIndex = PickMemoryType(d, req.memoryTypeBits);
-      MODRT_VK_CHECK(vk.vkAllocateMemory(d.device, &alloc, nullptr, &buf->memory),
-                     StrCat("allocation of ", nbytes, " bytes"));
+      const VkResult r = vk.vkAllocateMemory(d.device, &alloc, nullptr, &buf->memory);
+      if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+        Fail("MemoryError", "vulkan(", id, "): cannot allocate ", nbytes,
+             " bytes: the driver refused (", VkResultName(r), ")");
+      }
+      MODRT_VK_CHECK(r, StrCat("allocation of ", nbytes, " bytes"));
       MODRT_VK_CHECK(vk.vkBindBufferMemory(d.device, buf->buffer, buf->memory, 0),
                      "binding buffer memory");
       MODRT_VK_CHECK(vk.vkMapMemory(d.device, buf->memory, 0, VK_WHOLE_SIZE, 0, &buf->host),
@@ -148,13 +152,16 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     ws.Drain(ws.device(t->device.device_id));  // kernels before the copy see the old data
-    std::memcpy(static_cast<Buffer*>(t->data)->host, src, nbytes);
+    std::memcpy(static_cast<char*>(static_cast<Buffer*>(t->data)->host) + t->byte_offset, src,
+                nbytes);
   }
   void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     ws.Drain(ws.device(t->device.device_id));
-    std::memcpy(dst, static_cast<const Buffer*>(t->data)->host, nbytes);
+    std::memcpy(
+        dst, static_cast<const char*>(static_cast<const Buffer*>(t->data)->host) + t->byte_offset,
+        nbytes);
   }
   void Sync(int id) override {
     Workspace& ws = Workspace::Get();

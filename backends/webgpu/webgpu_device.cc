@@ -3,6 +3,8 @@
 // buffers, copies to and from the host, sync.
 #include "webgpu_device.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -267,7 +269,14 @@ class WebGpuDeviceAPI final : public DeviceAPI {
       return ret->SetInt(l.maxStorageBuffersPerShaderStage);
     if (name == "max_uniform_buffer_binding_size")
       return ret->SetInt(static_cast<int64_t>(l.maxUniformBufferBindingSize));
-    if (name == "max_buffer_size") return ret->SetInt(static_cast<int64_t>(l.maxBufferSize));
+    if (name == "max_buffer_size" || name == "max_alloc_size") {
+      return ret->SetInt(static_cast<int64_t>(l.maxBufferSize));
+    }
+    // WebGPU reports no memory size; a CPU adapter (lavapipe) holds its
+    // buffers in the host's memory.
+    if (name == "global_memory" && a.type == WGPUAdapterType_CPU) {
+      return ret->SetInt(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE));
+    }
     if (name == "max_compute_workgroups_per_dimension")
       return ret->SetInt(l.maxComputeWorkgroupsPerDimension);
     if (name == "supports_float16") return ret->SetInt(a.float16 ? 1 : 0);
@@ -289,8 +298,8 @@ class WebGpuDeviceAPI final : public DeviceAPI {
     const WGPULimits& l = ws.info().limits;
     const uint64_t size = RoundUp4(std::max<uint64_t>(nbytes, 4));
     if (size > l.maxBufferSize) {
-      Fail("ValueError", "webgpu(", id, "): a buffer of ", nbytes,
-           " bytes exceeds the adapter's limit of ", l.maxBufferSize);
+      Fail("MemoryError", "webgpu(", id, "): cannot allocate ", nbytes,
+           " bytes: one buffer may hold at most ", l.maxBufferSize, " bytes (maxBufferSize)");
     }
     WGPUBufferDescriptor d{};
     d.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
@@ -302,7 +311,7 @@ class WebGpuDeviceAPI final : public DeviceAPI {
         ws.Scoped([&] { buf->buffer = ws.api().wgpuDeviceCreateBuffer(ws.device(), &d); });
     if (buf->buffer == nullptr || !error.empty()) {
       if (buf->buffer) ws.api().wgpuBufferRelease(buf->buffer);
-      Fail("RuntimeError", "webgpu(", id, "): allocation of ", nbytes, " bytes failed: ", error);
+      Fail("MemoryError", "webgpu(", id, "): cannot allocate ", nbytes, " bytes: ", error);
     }
     return buf.release();
   }

@@ -1,13 +1,20 @@
 // Device API registry, the CPU device, tensors, and their registry functions.
 #include "modrt/device.h"
 
+#include <unistd.h>
+
 #include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
 
+#include "internal.h"
 #include "modrt/backend.h"
 #include "modrt/payload.h"
 #include "stream.h"
@@ -69,6 +76,9 @@ class CpuDeviceAPI final : public DeviceAPI {
   std::string UnavailableReason() override { return ""; }
   void GetAttr(int, std::string_view name, Ret* ret) override {
     if (name == "name") ret->SetStr("cpu");
+    if (name == "global_memory") {
+      ret->SetInt(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE));
+    }
   }
   void* Alloc(int, size_t nbytes) override {
     constexpr size_t kAlign = 64;
@@ -110,6 +120,7 @@ class DevicePool {
         }
       }
     }
+    CheckBudget(api, device, nbytes);
     void* ptr = nullptr;
     try {
       ptr = api->Alloc(device.device_id, nbytes);
@@ -179,6 +190,69 @@ class DevicePool {
   }
 
  private:
+  // The most the device may hold: its reported "global_memory" (and
+  // "max_alloc_size" for one allocation), lowered by MODRT_DEVICE_MEMORY_LIMIT.
+  // Checked before the driver is asked: drivers that allocate lazily (PoCL,
+  // lavapipe, wgpu) otherwise fail later with a signal, far from the cause.
+  struct Limits {
+    bool known = false;
+    uint64_t total = 0;      // 0: not reported
+    uint64_t max_alloc = 0;  // 0: not reported
+    const char* total_source = "global_memory";
+  };
+
+  static uint64_t IntAttr(DeviceAPI* api, int id, std::string_view name) {
+    OwnedValue v;
+    {
+      Ret ret(v.out());
+      api->GetAttr(id, name, &ret);
+    }
+    return v.value().type_code == kModrtInt && v.value().v_int64 > 0
+               ? static_cast<uint64_t>(v.value().v_int64)
+               : 0;
+  }
+
+  // MemoryError unless `nbytes` more fit the device (the cache is emptied first if that makes
+  // room).
+  void CheckBudget(DeviceAPI* api, DLDevice device, size_t nbytes) {
+    Limits limits;
+    {
+      std::lock_guard lock(mu_);
+      if (!limits_.known) {
+        limits_.known = true;
+        limits_.total = IntAttr(api, device.device_id, "global_memory");
+        limits_.max_alloc = IntAttr(api, device.device_id, "max_alloc_size");
+        if (const char* limit = std::getenv("MODRT_DEVICE_MEMORY_LIMIT")) {
+          const uint64_t v = std::strtoull(limit, nullptr, 10);
+          if (v > 0 && (limits_.total == 0 || v < limits_.total)) {
+            limits_.total = v;
+            limits_.total_source = "MODRT_DEVICE_MEMORY_LIMIT";
+          }
+        }
+      }
+      limits = limits_;
+    }
+    const std::string where = StrCat(DeviceKindName(device.device_type), "(", device.device_id,
+                                     "): cannot allocate ", nbytes, " bytes: ");
+    if (limits.max_alloc != 0 && nbytes > limits.max_alloc) {
+      Fail("MemoryError", where, "one allocation may hold at most ", limits.max_alloc,
+           " bytes on this device (max_alloc_size)");
+    }
+    if (limits.total == 0) return;
+    auto fits = [&] {
+      std::lock_guard lock(mu_);
+      const uint64_t held = in_use_ + pool_bytes_;
+      return nbytes <= limits.total - std::min<uint64_t>(held, limits.total);
+    };
+    if (fits()) return;
+    EmptyCache(api, device);
+    if (fits()) return;
+    const Stats s = Get();
+    Fail("MemoryError", where, s.in_use, " bytes are in use (", s.live, " tensor",
+         s.live == 1 ? "" : "s", ") of the device's ", limits.total, " (", limits.total_source,
+         "); free tensors and allocate again [", Summary(api, device), "]");
+  }
+
   struct Block {
     void* ptr;
     uint64_t ready_after;  // DeviceLaunched() when it was freed
@@ -190,6 +264,7 @@ class DevicePool {
   }
 
   std::mutex mu_;
+  Limits limits_;
   std::multimap<size_t, Block> free_;
   size_t in_use_ = 0, peak_ = 0, live_ = 0, driver_allocs_ = 0, pool_bytes_ = 0;
 };
@@ -200,6 +275,21 @@ DevicePool& PoolOf(DLDevice device) {
   static auto* pools = std::make_unique<std::map<std::pair<int, int>, DevicePool>>().release();
   std::lock_guard lock(mu);
   return (*pools)[{device.device_type, device.device_id}];
+}
+
+// Bytes of a tensor of `shape` and `dtype`; MemoryError where size_t cannot hold them.
+size_t CheckedBytes(const std::vector<int64_t>& shape, DLDataType dtype) {
+  unsigned __int128 n = (dtype.bits * static_cast<unsigned>(dtype.lanes) + 7) / 8;
+  for (int64_t d : shape) {
+    n *= static_cast<uint64_t>(d);
+    if (n > std::numeric_limits<size_t>::max()) {
+      std::string dims;
+      for (int64_t e : shape) dims += StrCat(dims.empty() ? "" : ", ", e);
+      Fail("MemoryError", "a tensor of shape (", dims, ") of ", DTypeToString(dtype),
+           " needs more bytes than this machine can address");
+    }
+  }
+  return static_cast<size_t>(n);
 }
 
 }  // namespace
@@ -218,6 +308,7 @@ DeviceAPI* GetDeviceAPI(DLDeviceType type) {
 }
 
 DeviceAPI* GetExistingDeviceAPI(DLDevice device) {
+  NoteDeviceOpened(device);
   DeviceAPI* api = GetDeviceAPI(device.device_type);
   int count = api->DeviceCount();
   if (device.device_id < 0 || device.device_id >= count) {
@@ -239,8 +330,13 @@ size_t TensorObj::nbytes() const { return TensorBytes(dl_); }
 TensorObj::~TensorObj() {
   if (release_) {
     release_();
+  } else if (api_ != nullptr && !ForkedDeviceProblem(dl_.device).empty()) {
+    // The parent's device memory: not this process's to free (it leaks, here only).
   } else if (api_ != nullptr) {
-    PoolOf(dl_.device).Free(dl_.device, dl_.data, nbytes());
+    const bool head = guard_ != 0 && dl_.device.device_type == kDLCPU;
+    PoolOf(dl_.device)
+        .Free(dl_.device, static_cast<char*>(dl_.data) - (head ? guard_ : 0),
+              nbytes() + GuardedExtra(dl_.device, guard_));
   }
 }
 
@@ -249,14 +345,26 @@ Ref<TensorObj> TensorObj::Empty(std::vector<int64_t> shape, DLDataType dtype, DL
     if (d < 0) Fail("ValueError", "negative dimension ", d, " in tensor shape");
   }
   DeviceAPI* api = GetExistingDeviceAPI(device);
+  const size_t nbytes = CheckedBytes(shape, dtype);
+  // Checked mode: guard zones around the data, filled with a pattern that
+  // CheckGuards compares after each launch (checked_mode.cc).
+  const size_t guard = BoundsChecking() ? kGuardBytes : 0;
+  const size_t extra = GuardedExtra(device, guard);
   auto t = MakeObject<TensorObj>();
   t->shape_ = std::move(shape);
   t->dl_.device = device;
   t->dl_.dtype = dtype;
   t->dl_.ndim = static_cast<int32_t>(t->shape_.size());
   t->dl_.shape = t->shape_.data();
-  t->dl_.data = PoolOf(device).Alloc(api, device, t->nbytes());
+  t->dl_.data = PoolOf(device).Alloc(api, device, nbytes + extra);
   t->api_ = api;
+  if (guard != 0) {
+    // On cpu the data starts after the head guard; a device buffer is an
+    // opaque handle, so it has a tail guard only.
+    if (device.device_type == kDLCPU) t->dl_.data = static_cast<char*>(t->dl_.data) + guard;
+    t->guard_ = guard;
+    FillGuards(t.get());
+  }
   return t;
 }
 
@@ -405,6 +513,7 @@ MODRT_STATIC_INIT([] {
     DLDevice dev = a.Device(0);
     DeviceAPI* api = LookupDeviceAPI(dev.device_type);
     if (api == nullptr) return r->SetStr(MissingApiReason(dev.device_type));
+    if (std::string forked = ForkedDeviceProblem(dev); !forked.empty()) return r->SetStr(forked);
     int count = api->DeviceCount();
     if (count == 0) return r->SetStr(api->UnavailableReason());
     if (dev.device_id < 0 || dev.device_id >= count) {

@@ -23,6 +23,32 @@ void LoadPlugin(const std::string& path);
 // whose fmap and smap disagree, naming the function or shader.
 void CheckShaderMap(const PayloadObj& payload, const std::string& display_name);
 
+// fork() (fork_guard.cc): a device opened before a fork is refused in the
+// child. NoteDeviceOpened records a use of `device` (RuntimeError in such a
+// child); ForkedDeviceProblem says why `device` is unusable here ("" if it is
+// usable); InForkedChild: whether this process is such a child.
+void NoteDeviceOpened(DLDevice device);
+std::string ForkedDeviceProblem(DLDevice device);
+// Why a module's functions cannot be fetched here ("" if they can).
+std::string ForkedModuleProblem();
+bool InForkedChild();
+
+// Checked mode (checked_mode.cc): MODRT_CHECK=bounds or modrt.checked().
+// Tensors allocated in it carry kGuardBytes of guard zone after their data
+// (and before it on cpu, where data is a plain pointer), filled with a pattern;
+// functions fetched in it check the guards of their tensor arguments after
+// each call.
+constexpr size_t kGuardBytes = 4096;
+bool BoundsChecking();
+// Extra bytes a guarded allocation of `guard` takes on `device`.
+inline size_t GuardedExtra(DLDevice device, size_t guard) {
+  return device.device_type == kDLCPU ? 2 * guard : guard;
+}
+class TensorObj;
+void FillGuards(TensorObj* t);
+// Wraps `f` (function `name`) so that each call checks its tensor arguments' guards.
+Ref<FunctionObj> CheckingBounds(Ref<FunctionObj> f, const std::string& name);
+
 // Lowercase hex of `bytes` (SHA-256 digests, key ids, keys).
 std::string Hex(std::string_view bytes);
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "internal.h"
 #include "modrt/device.h"
 #include "modrt/payload.h"
 
@@ -130,6 +131,9 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
   if (k->num_args != static_cast<int64_t>(nargs)) {
     Fail("ValueError", info.name, ": kernel argument arrays of ", k->num_args, " entries for ",
          nargs, " arguments");
+  }
+  if (std::string forked = ForkedDeviceProblem(DLDevice{device_type, 0}); !forked.empty()) {
+    Fail("RuntimeError", info.name, ": ", forked);
   }
   std::fill(k->slots, k->slots + nargs, 0);
   std::fill(k->buffers, k->buffers + nargs, nullptr);

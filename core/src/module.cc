@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "internal.h"
 #include "modrt/backend.h"
 
 namespace modrt {
@@ -101,7 +102,13 @@ MODRT_STATIC_INIT([] {
   });
   RegisterGlobal("module.get_function", [](const Args& a, Ret* r) {
     a.ExpectCount(2, "module.get_function");
-    r->SetObject(FindFunction(ModuleArg(a, 0), std::string(a.Str(1))));
+    const std::string name(a.Str(1));
+    // In a forked child a module's plugin may wait on the parent's threads.
+    if (std::string forked = ForkedModuleProblem(); !forked.empty()) {
+      Fail("RuntimeError", name, ": ", forked);
+    }
+    Ref<FunctionObj> f = FindFunction(ModuleArg(a, 0), name);
+    r->SetObject(BoundsChecking() && f ? CheckingBounds(std::move(f), name) : std::move(f));
   });
   RegisterGlobal("module.function_signature", [](const Args& a, Ret* r) {
     a.ExpectCount(2, "module.function_signature");

@@ -153,7 +153,11 @@ class PluginPart {
       : key_(key), t_(table), self_(self) {}
   PluginPart(const PluginPart&) = delete;
   PluginPart& operator=(const PluginPart&) = delete;
-  virtual ~PluginPart() { t_.destroy(self_); }
+  virtual ~PluginPart() {
+    // In a child forked after devices were opened, the plugin's driver objects
+    // are the parent's: left alone (they leak, in the child only).
+    if (!InForkedChild()) t_.destroy(self_);
+  }
 
   void* SelfIf(const ModrtModuleVTable* key) const { return key == key_ ? self_ : nullptr; }
 

@@ -10,6 +10,8 @@
 #include <thread>
 #include <utility>
 
+#include "internal.h"
+
 namespace modrt {
 
 namespace {
@@ -742,6 +744,7 @@ MODRT_STATIC_INIT([] {
   // device.wait(device, slice_s, raise_after_s): every stream of the device.
   RegisterGlobal("device.wait", [](const Args& a, Ret* r) {
     a.ExpectCount(3, "device.wait");
+    NoteDeviceOpened(a.Device(0));  // a forked child: RuntimeError, not a wait on the parent's work
     r->SetInt(WaitDevice(a.Device(0), a.Float(1), a.Float(2)) ? 1 : 0);
   });
   // What is pending in the whole process ("" when nothing), for the exit wait.

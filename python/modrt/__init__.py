@@ -21,6 +21,7 @@ from .runtime import (
     Module,
     Payload,
     Tensor,
+    checked,
     cpu,
     device,
     empty,
@@ -63,6 +64,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "CompileError",
     "__version__",
+    "checked",
     "Device",
     "Error",
     "Event",

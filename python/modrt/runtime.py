@@ -475,3 +475,22 @@ class Payload(_ffi.Object):
 
 
 _ffi.register_object_class(_ffi.OBJ_PAYLOAD, Payload)
+
+
+class checked:
+    """Checked mode while the block runs (process-wide, like MODRT_CHECK=bounds):
+    tensors allocated in it get guard zones, and functions fetched in it check
+    their tensor arguments' guards after each call, raising IndexError naming
+    the kernel, the argument and the bytes written out of bounds. It costs a
+    guard read per tensor argument per launch (docs/RELIABILITY.md)."""
+
+    def __init__(self, bounds: bool = True) -> None:
+        self._bounds = bounds
+        self._previous = 0
+
+    def __enter__(self) -> checked:
+        self._previous = call("check.bounds", int(self._bounds))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        call("check.bounds", self._previous)

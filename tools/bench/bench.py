@@ -50,6 +50,7 @@ ROWS = [
     "autoload",
     "ffi-call",
     "launch",
+    "checked-launch",
     "vulkan-dispatch",
     "webgpu-dispatch",
     "opencl-h2d",
@@ -413,6 +414,17 @@ ROW_SPECS: dict[str, InProcessRow] = {
                 case="pyopencl-launch",
             ),
         ],
+    ),
+    # The cost of checked mode (docs/RELIABILITY.md): the same launch with the
+    # tensor's guard zone read back after each launch.
+    "checked-launch": InProcessRow(
+        what="the launch row's kernel in checked mode (MODRT_CHECK=bounds), guard checked per launch",
+        unit="us",
+        n=2000,
+        scale=1e6,
+        modrt_case="modrt-checked-launch",
+        modrt_command='with modrt.checked(): mod["add_one"](a, 64, 1, 64)',
+        refs=[Ref("unchecked", 'mod["add_one"](a, 64, 1, 64) (the launch row)', case="modrt-launch", of_modrt=True)],
     ),
     "vulkan-dispatch": InProcessRow(
         what="one small dispatch on lavapipe, submitted and waited for",

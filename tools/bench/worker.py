@@ -105,13 +105,17 @@ def _check_ran(values, times: int) -> None:  # type: ignore[no-untyped-def]
         raise RuntimeError(f"add_one did not run {times} time(s): {values[:4]}...")
 
 
-def modrt_launch() -> Run:
+def modrt_launch(checked: bool = False) -> Run:
+    import contextlib
+
     import numpy as np
 
     modrt, dev = _modrt_opencl()
     mod = modrt.compile(LAUNCH_SOURCE, "opencl", ["add_one(float32*, int32; blockIdx.x, threadIdx.x)"])
-    a = modrt.tensor(np.zeros(N_ELEMENTS, dtype="float32"), dev)
-    kernel = mod["add_one"]
+    # Checked mode: the tensor gets guard zones, the function checks them after each launch.
+    with modrt.checked() if checked else contextlib.nullcontext():
+        a = modrt.tensor(np.zeros(N_ELEMENTS, dtype="float32"), dev)
+        kernel = mod["add_one"]
     kernel(a, N_ELEMENTS, 1, N_ELEMENTS)  # builds the program
     dev.sync()
     _check_ran(a.numpy(), 1)
@@ -637,6 +641,7 @@ CASES: dict[str, Callable[[], Run]] = {
     "tvm_ffi-nop": tvm_ffi_nop,
     "floor-nop": floor_nop,
     "modrt-launch": modrt_launch,
+    "modrt-checked-launch": lambda: modrt_launch(checked=True),
     "pyopencl-launch": pyopencl_launch,
     "modrt-artifact": modrt_artifact,
     "pyopencl-artifact": pyopencl_artifact,

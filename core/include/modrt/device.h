@@ -60,6 +60,10 @@ class MODRT_API TensorObj : public Object {
   size_t nbytes() const;
   // Memory a producer exported read-only (DLPACK_FLAG_BITMASK_READ_ONLY).
   bool read_only() const { return read_only_; }
+  // Bytes of guard zone after the data (and, on cpu, before it): allocated in
+  // checked mode (MODRT_CHECK=bounds), 0 otherwise.
+  size_t guard_bytes() const { return guard_; }
+  DeviceAPI* device_api() const { return api_; }
 
   static Ref<TensorObj> Empty(std::vector<int64_t> shape, DLDataType dtype, DLDevice device);
   // Adopts a producer's tensor (legacy or DLPack >= 1.0): the tensor calls the
@@ -79,6 +83,7 @@ class MODRT_API TensorObj : public Object {
   DeviceAPI* api_ = nullptr;       // owner of data, when allocated here
   std::function<void()> release_;  // the producer's deleter, when from DLPack
   bool read_only_ = false;
+  size_t guard_ = 0;
 };
 
 MODRT_API size_t TensorBytes(const DLTensor& t);

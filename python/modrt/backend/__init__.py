@@ -23,7 +23,7 @@ from .._namespace import extend_path
 
 __path__ = extend_path(__path__, __name__)
 
-from .. import _ffi, _locate, _selection, _version
+from .. import _ffi, _locate, _selection, _verify, _version
 
 ENTRY_POINT_GROUP = "modrt.backends"
 
@@ -362,6 +362,7 @@ def load_runtime(name: str) -> bool:
                 copy.state = f"not loaded: the copy from {status.origin} was loaded first"
                 continue
             try:
+                _verify.check(copy.path)
                 _ffi.load_plugin(copy.path)
             except Exception as e:  # noqa: BLE001 - a broken DSO must not break import
                 copy.state = f"failed: {e}"
@@ -380,6 +381,7 @@ def _load_extra() -> None:
     if path is None:
         return
     try:
+        _verify.check(path)
         _ffi.load_plugin(path)
     except Exception as e:  # noqa: BLE001
         warnings.warn(f"modrt: {path} not loaded: {e}", RuntimeWarning, stacklevel=2)
