@@ -1,0 +1,337 @@
+"""tinygrad's MODRT device: tinygrad's renderers, modrt's compile, memory and launch.
+
+One tinygrad device per modrt backend and device index:
+
+    MODRT:opencl  MODRT:opencl:1  MODRT:webgpu  MODRT:cpu
+
+`DEV=MODRT:opencl` makes tinygrad's default device `MODRT` with the target
+renderer `OPENCL`; the plain `MODRT` device (and `MODRT:<n>`, which tinygrad
+uses for device n of the default) takes its backend from that renderer, its
+index from the target's arch (`DEV=MODRT:opencl:1`), or, with neither, the first
+of opencl, webgpu, cpu that has a device here.
+
+The pieces:
+- memory: each tinygrad buffer is a modrt tensor of bytes (uint8); a kernel
+  receives it as a modrt tensor of the element type it declares, sharing the
+  same memory (a DLPack re-export, see `ModrtBuffer.typed`);
+- copies: host<->device with the tensor's copy functions; device to device,
+  across backends too, staged through host memory;
+- renderers: tinygrad's own, as they emit (OpenCL C for opencl, WGSL for
+  webgpu, tinygrad's C for cpu, compiled by clang: it uses clang's vector
+  extensions; `CC` chooses another compiler);
+- compile: `modrt.compile` of the rendered source, with a signature made from
+  what tinygrad knows of the kernel (its buffers' element types, its
+  variables); it runs when tinygrad makes the Program, where that is known;
+- launch: the modrt function with tinygrad's global/local sizes and values;
+  `wait=True` times the launch on the host between two device syncs (modrt has
+  no device timing events yet);
+- no buffer views, like tinygrad's own CL and WEBGPU devices (see _views.py);
+- TinyJit replays kernel by kernel: modrt has no recorded launches (graph) yet.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import platform
+import threading
+import time
+from typing import Any
+
+import numpy as np
+from tinygrad.device import BufferSpec, Compiled, Compiler, LRUAllocator, TinyELF
+from tinygrad.dtype import DType, dtypes
+from tinygrad.helpers import DEV
+from tinygrad.renderer.cstyle import ClangRenderer, OpenCLRenderer
+from tinygrad.renderer.wgsl import WGSLRenderer
+
+import modrt
+
+from . import _views
+
+DEVICE_NAME = "MODRT"
+# The backends a MODRT device can run on, in the order a plain `MODRT` picks one.
+BACKENDS = ("opencl", "webgpu", "cpu")
+
+
+def parse_device(device: str) -> tuple[str, int]:
+    """(modrt backend, device index) of a tinygrad device string."""
+    parts = device.split(":")
+    if parts[0].upper() != DEVICE_NAME or len(parts) > 3:
+        raise ValueError(f"{device!r} is not a MODRT device (MODRT, MODRT:<backend>, MODRT:<backend>:<index>)")
+    if len(parts) == 1 or parts[1].isdigit():
+        target = DEV.target(DEVICE_NAME)
+        backend = target.renderer.lower() or default_backend()
+        index = int(parts[1]) if len(parts) > 1 else int(target.arch or 0)
+        return _known(backend, device), index
+    index = parts[2] if len(parts) == 3 else "0"
+    if not index.isdigit():
+        raise ValueError(f"{device!r}: the device index {index!r} is not a number")
+    return _known(parts[1].lower(), device), int(index)
+
+
+def _known(backend: str, device: str) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"{device!r}: modrt backend {backend!r} has no tinygrad device; choose one of {', '.join(BACKENDS)}")
+    return backend
+
+
+@functools.cache
+def default_backend() -> str:
+    for backend in BACKENDS:
+        if modrt.device(backend).exist:
+            return backend
+    raise RuntimeError("MODRT: no modrt backend has a device here: " + ", ".join(
+        f"{b}: {modrt.device(b).unavailable_reason}" for b in BACKENDS))
+
+
+# ---- memory ---------------------------------------------------------------
+
+# DLPack (dlpack.h) structures, to re-export a tensor's memory with another
+# element type: modrt checks that a kernel's buffers have the element types
+# of its signature, and tinygrad's buffers are untyped bytes.
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+# DLPack type codes: int, uint, float, bfloat, bool.
+_DL_CODES = {"int": 0, "uint": 1, "float": 2, "bfloat": 4, "bool": 6}
+
+
+@functools.cache
+def modrt_dtype(dt: DType) -> str:
+    """modrt's name of tinygrad's scalar dtype `dt` (float32, uint8, bool, ...)."""
+    if dt == dtypes.bool:
+        return "bool"
+    if dt == dtypes.bfloat16:
+        return "bfloat16"
+    kind = "float" if dtypes.is_float(dt) else "uint" if dtypes.is_unsigned(dt) else "int"
+    return f"{kind}{dt.itemsize * 8}"
+
+
+def _dl_dtype(name: str) -> _DLDataType:
+    kind = name.rstrip("0123456789")
+    bits = int(name[len(kind):] or 8)
+    return _DLDataType(_DL_CODES[kind], bits, 1)
+
+
+class ModrtBuffer:
+    """A tinygrad buffer: `nbytes` bytes of a modrt uint8 tensor, and the typed
+    tensors over the same memory that kernels have taken it as."""
+
+    __slots__ = ("storage", "nbytes", "_typed")
+
+    def __init__(self, storage: modrt.Tensor, nbytes: int) -> None:
+        self.storage, self.nbytes = storage, nbytes
+        self._typed: dict[str, modrt.Tensor] = {"uint8": storage}
+
+    def typed(self, dtype: str) -> modrt.Tensor:
+        """This buffer as a modrt tensor of `dtype` (the same memory)."""
+        t = self._typed.get(dtype)
+        if t is None:
+            t = self._typed[dtype] = self._reexport(dtype)
+        return t
+
+    def _reexport(self, dtype: str) -> modrt.Tensor:
+        dl = _dl_dtype(dtype)
+        itemsize = dl.bits // 8
+        if self.nbytes % itemsize:
+            raise ValueError(f"a buffer of {self.nbytes} bytes is not a whole number of {dtype}")
+        # The storage's own DLPack export keeps it alive until the new tensor
+        # goes; only its description changes (modrt copies the shape on import).
+        capsule = self.storage.__dlpack__()
+        managed = _DLManagedTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+        shape = (ctypes.c_int64 * 1)(self.nbytes // itemsize)
+        managed.dl_tensor.dtype = dl
+        managed.dl_tensor.ndim = 1
+        managed.dl_tensor.shape = shape
+        managed.dl_tensor.strides = None
+        return modrt.from_dlpack(capsule)
+
+
+class ModrtAllocator(LRUAllocator["ModrtDevice"]):
+    def _alloc(self, size: int, options: BufferSpec) -> ModrtBuffer:
+        return ModrtBuffer(modrt.empty((size,), "uint8", self.dev.modrt_device), size)
+
+    def _free(self, opaque: ModrtBuffer, options: BufferSpec) -> None:
+        opaque._typed.clear()  # the memory goes with the last tensor over it
+
+    def _copyin(self, dest: ModrtBuffer, src: memoryview) -> None:
+        dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes))
+
+    def _copyout(self, dest: memoryview, src: ModrtBuffer) -> None:
+        np.frombuffer(dest, dtype=np.uint8)[:] = src.storage.numpy()
+
+    def _transfer(self, dest: ModrtBuffer, src: ModrtBuffer, sz: int, src_dev: ModrtDevice, dest_dev: ModrtDevice) -> None:
+        # Any two modrt devices, across backends too: staged through host memory.
+        dest.storage.copyfrom(src.storage.numpy())
+
+
+# ---- renderers and compile ------------------------------------------------
+
+
+class ModrtCompiler(Compiler):
+    """tinygrad's compile step keeps the rendered source as it is: modrt
+    compiles it in ModrtProgram, where the kernel's buffer types and variables
+    (its signature) are known."""
+
+    def compile(self, src: str) -> bytes:
+        return src.encode()
+
+
+class ModrtOpenCLRenderer(OpenCLRenderer):
+    def __init__(self, target: Any) -> None:
+        super().__init__(target)
+        self.compiler = ModrtCompiler()
+
+
+class ModrtWGSLRenderer(WGSLRenderer):
+    def __init__(self, target: Any) -> None:
+        super().__init__(target)
+        self.compiler = ModrtCompiler()
+
+
+class ModrtCRenderer(ClangRenderer):
+    """tinygrad's C, one call per launch (modrt's cpu backend runs a host
+    function once; tinygrad's CPU device splits kernels over its own threads)."""
+
+    has_threads = False
+
+    def __init__(self, target: Any) -> None:
+        super().__init__(target)
+        self.compiler = ModrtCompiler()
+
+
+RENDERERS = {"opencl": ModrtOpenCLRenderer, "webgpu": ModrtWGSLRenderer, "cpu": ModrtCRenderer}
+
+_GRID_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z")
+_CC_LOCK = threading.Lock()
+
+
+def kernel_signature(backend: str, obj: TinyELF) -> tuple[str, list[str]]:
+    """The modrt signature of tinygrad kernel `obj`, and its buffers' dtypes."""
+    buffers = [modrt_dtype(dt) for name, _, dt, _ in obj.signature if name is None]
+    scalars = [modrt_dtype(dt) for name, _, dt, _ in obj.signature if name is not None]
+    args = ", ".join([f"{d}*" for d in buffers] + scalars)
+    tags = "" if backend == "cpu" else "; " + ", ".join(_GRID_TAGS)
+    return f"{obj.name}({args}{tags})", buffers
+
+
+def _compile(backend: str, source: str, signature: str) -> modrt.Module:
+    if backend != "cpu" or "CC" in os.environ:
+        return modrt.compile(source, backend, [signature])
+    # tinygrad's C uses clang's vector extensions (ext_vector_type).
+    with _CC_LOCK:
+        os.environ["CC"] = "clang"
+        try:
+            return modrt.compile(source, backend, [signature])
+        finally:
+            del os.environ["CC"]
+
+
+class ModrtProgram:
+    def __init__(self, dev: ModrtDevice, obj: TinyELF) -> None:
+        self.dev, self.name = dev, obj.name
+        signature, self.buffer_dtypes = kernel_signature(dev.backend, obj)
+        self.module = _compile(dev.backend, obj.lib.decode(), signature)
+        self.function = self.module[obj.name]
+        self.grid = dev.backend != "cpu"
+
+    def __call__(
+        self,
+        *bufs: ModrtBuffer,
+        global_size: tuple[int, int, int] = (1, 1, 1),
+        local_size: tuple[int, int, int] | None = (1, 1, 1),
+        vals: tuple[int, ...] = (),
+        wait: bool = False,
+        **kw: Any,
+    ) -> float | None:
+        args: list[Any] = [b.typed(d) for b, d in zip(bufs, self.buffer_dtypes)]
+        args += vals
+        if self.grid:
+            args += global_size
+            args += local_size if local_size is not None else (1, 1, 1)
+        if not wait:
+            self.function(*args)
+            return None
+        self.dev.synchronize()
+        start = time.perf_counter()
+        self.function(*args)
+        self.dev.synchronize()
+        return time.perf_counter() - start
+
+
+# ---- the device -----------------------------------------------------------
+
+
+class ModrtDevice(Compiled):
+    def __init__(self, device: str) -> None:
+        self.backend, index = parse_device(device)
+        self.modrt_device = modrt.device(self.backend, index)
+        if not self.modrt_device.exist:
+            raise RuntimeError(f"{device}: modrt {self.backend}({index}) does not exist: {self.modrt_device.unavailable_reason}")
+        super().__init__(device, ModrtAllocator(self), [RENDERERS[self.backend]], ModrtProgram, arch=self._arch())
+        self.device_id = index
+
+    def _arch(self) -> str:
+        if self.backend == "cpu":
+            # tinygrad's "<arch>,<cpu>" (its C compiler's -march); modrt's compiles for the host.
+            return f"{platform.machine()},native"
+        if self.backend == "opencl":
+            return ",".join(_opencl_extensions(self.modrt_device))
+        return ""
+
+    def _select_renderer(self) -> Any:
+        # One renderer per device: its backend's, whatever DEV names for others.
+        key = (RENDERERS[self.backend],)
+        if key not in self.cached_renderer:
+            from tinygrad.helpers import Target
+
+            self.cached_renderer[key] = RENDERERS[self.backend](Target(DEVICE_NAME, self.backend.upper(), self.arch or ""))
+        return self.cached_renderer[key]
+
+    def synchronize(self) -> None:
+        self.modrt_device.sync()
+
+
+# tinygrad's OpenCL renderer emits double only where the target's arch names
+# cl_khr_fp64; found by building a kernel that uses it on the device. Half is
+# left out: tinygrad then emulates it (as on PoCL, which has no cl_khr_fp16).
+_FP64_PROBE = "__kernel void probe(__global double* a) { a[0] = 1.0; }"
+
+
+@functools.cache
+def _opencl_extensions(device: modrt.Device) -> tuple[str, ...]:
+    try:
+        modrt.compile(_FP64_PROBE, "opencl", ["probe(float64*; blockIdx.x, threadIdx.x)"])
+    except (modrt.CompileError, ValueError):
+        return ()
+    return ("cl_khr_fp64",)
+
+
+_views.forbid_views_on(DEVICE_NAME)
