@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
     for device in devices:
         try:
             ok &= train(device)
-        except Exception as e:  # one backend's failure is reported, the others still run
+        except Exception as e:  # noqa: BLE001  (one backend failing, with any error, is reported; the rest run)
             print(f"{device:14s} failed: {type(e).__name__}: {str(e).splitlines()[0]}")
             ok = False
     return 0 if ok else 1

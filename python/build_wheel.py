@@ -85,6 +85,7 @@ def main() -> None:
     p.add_argument("--python_requires", default="")
     p.add_argument("--plugin_api_header", required=True)
     p.add_argument("--requires", action="append", default=[])
+    p.add_argument("--extra", action="append", default=[], help="EXTRA=REQUIREMENT: a Requires-Dist of extra EXTRA")
     p.add_argument("--console_script", action="append", default=[])
     p.add_argument("--file", action="append", default=[], help="PATH_IN_WHEEL=SOURCE")
     p.add_argument("--backend", help="a backend wheel: the backend")
@@ -121,6 +122,13 @@ def main() -> None:
     if a.python_requires:
         metadata.append(f"Requires-Python: {a.python_requires}")
     metadata += [f"Requires-Dist: {r}" for r in requires]
+    extras: dict[str, list[str]] = {}
+    for spec in a.extra:
+        extra, _, requirement = spec.partition("=")
+        extras.setdefault(extra, []).append(requirement)
+    for extra, reqs in extras.items():
+        metadata.append(f"Provides-Extra: {extra}")
+        metadata += [f'Requires-Dist: {r}; extra == "{extra}"' for r in reqs]
     entries[f"{dist_info}/METADATA"] = ("\n".join(metadata) + "\n").encode()
     entries[f"{dist_info}/WHEEL"] = (
         f"Wheel-Version: 1.0\nGenerator: modrt build_wheel\nRoot-Is-Purelib: false\nTag: {a.tag}\n"

@@ -89,6 +89,7 @@ def _modrt_wheel_impl(ctx):
     args.add("--python_requires", ctx.attr.python_requires)
     args.add("--plugin_api_header", header)
     args.add_all(ctx.attr.requires, before_each = "--requires")
+    args.add_all(["%s=%s" % (extra, r) for extra, reqs in ctx.attr.extras.items() for r in reqs], before_each = "--extra")
     args.add_all(["%s=%s" % kv for kv in ctx.attr.console_scripts.items()], before_each = "--console_script")
     inputs = [header]
     for dep in ctx.attr.deps:
@@ -132,6 +133,7 @@ _modrt_wheel = rule(
         "console_scripts": attr.string_dict(),
         "deps": attr.label_list(providers = [PyInfo]),
         "distribution": attr.string(mandatory = True),
+        "extras": attr.string_list_dict(doc = "Optional dependencies: {extra: [requirement, ...]} (pip install dist[extra])."),
         "extensions": attr.label_list(doc = "Python extension modules, placed at their package path."),
         "libs": attr.label_list(),
         "python_requires": attr.string(default = ">=3.10"),

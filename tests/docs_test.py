@@ -32,6 +32,12 @@ COVERED_ELSEWHERE = {
     ): "tests/wheel_test.py; tools/wheel_smoke.sh",
     "/opt/modrt/bin/modrt info": "tests/wheel_test.py",
     "/opt/modrt/bin/modrt demo": "tests/wheel_test.py; tools/wheel_smoke.sh",
+    "pip install --find-links bazel-bin/python/wheels modrt[tinygrad] modrt-opencl": "tools/wheel_smoke.sh",
+    "DEV=MODRT:opencl python -m pytest test/test_tiny.py": (
+        ".ci/run: tools/tinygrad_tests.sh and //tests/tinygrad:tiny_modrt_opencl_test "
+        "(the installed extra: tools/wheel_smoke.sh)"
+    ),
+    "tools/bazel run --config=cpu-runtimes //examples:tinygrad_train": "//tests/tinygrad:example_test",
 }
 
 

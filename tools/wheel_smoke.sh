@@ -11,10 +11,12 @@
 # 2. makes a venv with the host interpreter; numpy, absl-py and pytest come
 #    from PyPI (through a TLS proxy: the host's CA bundle), or offline from
 #    PIP_FIND_LINKS / a local index with --no-index;
-# 3. installs modrt and every backend wheel from DIR with --no-index;
+# 3. installs modrt and every backend wheel from DIR with --no-index, then
+#    modrt[tinygrad] (modrt-tinygrad from DIR, tinygrad from PyPI);
 # 4. runs tools/wheel_smoke_test.py with the venv's python: `modrt demo`,
 #    OpenCL and Vulkan results against numpy, CUDA and ROCm saying why they
-#    have no device. Results go to FILE (JUnit XML, counted by .ci/run).
+#    have no device, tinygrad's DEV=MODRT:opencl. Results go to FILE (JUnit
+#    XML, counted by .ci/run).
 #
 # Exit status: 0 if every step and test passed.
 set -uo pipefail
@@ -74,7 +76,9 @@ fi
 # wheels (from PyPI for a user) are not needed by these smoke tests.
 "${pip[@]}" install --no-index --no-deps --find-links "${wheels}" modrt modrt-opencl modrt-vulkan modrt-cuda \
   modrt-rocm modrt-hexagon || fail "pip install --no-index the wheels in ${wheels}"
-"${venv}/bin/python" -m pip list 2>/dev/null | grep -E '^modrt' >&2
+# The tinygrad extra: modrt-tinygrad from DIR, tinygrad itself from PyPI.
+"${pip[@]}" install --find-links "${wheels}" "modrt[tinygrad]" || fail "pip install modrt[tinygrad]"
+"${venv}/bin/python" -m pip list 2>/dev/null | grep -E '^(modrt|tinygrad)' >&2
 
 # 4. The smoke tests, from outside the checkout so that only the venv's modrt is importable.
 junit_arg=()

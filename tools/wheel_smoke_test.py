@@ -98,3 +98,29 @@ def test_modrt_demo(tmp_path: Path) -> None:
     # OpenCL and Vulkan ran real modules on this host's PoCL and lavapipe.
     rows = [line for line in proc.stdout.splitlines() if line.startswith(("opencl ", "vulkan "))]
     assert len(rows) == 2 and all(row.split()[1] == "real" and "matches numpy" in row for row in rows), rows
+
+
+def test_tinygrad_finds_the_modrt_device_with_no_other_step(tmp_path: Path) -> None:
+    """`pip install modrt[tinygrad]`, then DEV=MODRT:opencl: tinygrad imports
+    tinygrad.runtime.ops_modrt from its own package and runs there."""
+    script = (
+        "import tinygrad.runtime.ops_modrt as m, numpy as np\n"
+        "from tinygrad import Device, Tensor\n"
+        "a = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
+        "got = (Tensor(a) @ Tensor(a.T) + 1).numpy()\n"
+        "assert np.allclose(got, a @ a.T + 1), got\n"
+        "print(m.__file__, Device.DEFAULT, Device[Device.DEFAULT].modrt_device)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+        env={**env, "DEV": "MODRT:opencl"},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    module, default, device = proc.stdout.split()
+    assert Path(module).parent.name == "runtime" and Path(module).parent.parent.name == "tinygrad"
+    assert (default, device) == ("MODRT", "opencl(0)")

@@ -178,9 +178,6 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
     def _alloc(self, size: int, options: BufferSpec) -> ModrtBuffer:
         return ModrtBuffer(modrt.empty((size,), "uint8", self.dev.modrt_device), size)
 
-    def _free(self, opaque: ModrtBuffer, options: BufferSpec) -> None:
-        opaque._typed.clear()  # the memory goes with the last tensor over it
-
     def _copyin(self, dest: ModrtBuffer, src: memoryview) -> None:
         dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes))
 

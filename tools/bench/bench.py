@@ -66,12 +66,16 @@ ROWS = [
     "pool-alloc",
     "event-timing",
     "build",
+    "tinygrad-launch",
+    "tinygrad-mlp-step",
+    "tinygrad-conv-forward",
 ]
 # Names for several rows at once.
 GROUPS = {
     "bandwidth": ["opencl-h2d", "opencl-d2h", "vulkan-h2d", "vulkan-d2h"],
     "cuda": ["cuda-launch", "cuda-h2d", "cuda-d2h"],
     "device-layer": ["vulkan-graph", "opencl-graph", "pool-alloc", "event-timing"],
+    "tinygrad": ["tinygrad-launch", "tinygrad-mlp-step", "tinygrad-conv-forward"],
 }
 # Repeats of every row; a row whose repeats disagree by more than
 # report.UNSTABLE is unstable.
@@ -635,6 +639,60 @@ ROW_SPECS: dict[str, InProcessRow] = {
         "checks, manifest, then the module), then each kernel once and a device sync. The OpenCL program "
         "is built from source on load by both sides; PoCL's kernel cache and pyopencl's binary cache are "
         "warm after the warm-up batch, so this is the cost of a load on a machine that has run the code before.",
+    ),
+    "tinygrad-launch": InProcessRow(
+        what="one tinygrad kernel (64-float add) launched by tinygrad's Program, OpenCL on PoCL (sync per batch)",
+        unit="us",
+        n=2000,
+        scale=1e6,
+        modrt_case="tinygrad-modrt-launch",
+        modrt_command='DEV MODRT:opencl: program(*bufs, global_size=..., local_size=...)',
+        refs=[
+            Ref(
+                "tinygrad-CL",
+                "tinygrad's own CL device: program(*bufs, global_size=..., local_size=...)",
+                "<= 0.5x tinygrad-CL",
+                0.5,
+                case="tinygrad-cl-launch",
+            )
+        ],
+        note="The same OpenCL C from tinygrad's OpenCL renderer on both sides; the Program is the one "
+        "tinygrad's scheduler made for `(a + 1).realize()`, called directly.",
+    ),
+    "tinygrad-mlp-step": InProcessRow(
+        what="jitted SGD step of a 64-128-10 MLP (batch 32) in tinygrad, OpenCL on PoCL",
+        unit="ms",
+        n=20,
+        scale=1e3,
+        modrt_case="tinygrad-modrt-mlp-step",
+        modrt_command="TinyJit step(x, y) on MODRT:opencl",
+        refs=[
+            Ref(
+                "tinygrad-CL",
+                "TinyJit step(x, y) on tinygrad's CL device",
+                "<= 0.8x tinygrad-CL",
+                0.8,
+                case="tinygrad-cl-mlp-step",
+            )
+        ],
+        note="The JIT replays kernel by kernel on both sides (neither device has a graph in tinygrad 0.14 here).",
+    ),
+    "tinygrad-conv-forward": InProcessRow(
+        what="jitted forward pass of a small conv net (2 conv, max-pool, linear; 8x1x28x28) in tinygrad, PoCL",
+        unit="ms",
+        n=10,
+        scale=1e3,
+        modrt_case="tinygrad-modrt-conv-forward",
+        modrt_command="TinyJit forward(x) on MODRT:opencl",
+        refs=[
+            Ref(
+                "tinygrad-CL",
+                "TinyJit forward(x) on tinygrad's CL device",
+                "<= 0.8x tinygrad-CL",
+                0.8,
+                case="tinygrad-cl-conv-forward",
+            )
+        ],
     ),
 }
 
