@@ -14,8 +14,8 @@ The pieces:
 - memory: each tinygrad buffer is a modrt tensor of bytes (uint8); a kernel
   receives it as a modrt tensor of the element type it declares, sharing the
   same memory (a DLPack re-export, see `ModrtBuffer.typed`);
-- copies: host<->device with the tensor's copy functions; device to device,
-  across backends too, staged through host memory;
+- copies: host<->device with the tensor's copy functions; device to device
+  with modrt's tensor copy (across backends modrt stages it through host);
 - renderers: tinygrad's own, as they emit (OpenCL C for opencl, WGSL for
   webgpu, tinygrad's C for cpu, compiled by clang: it uses clang's vector
   extensions; `CC` chooses another compiler);
@@ -23,10 +23,10 @@ The pieces:
   what tinygrad knows of the kernel (its buffers' element types, its
   variables); it runs when tinygrad makes the Program, where that is known;
 - launch: the modrt function with tinygrad's global/local sizes and values;
-  `wait=True` times the launch on the host between two device syncs (modrt has
-  no device timing events yet);
+  `wait=True` times it with modrt events on the device's clock, or on the
+  host between device syncs where the stream has no device timestamps;
 - no buffer views, like tinygrad's own CL and WEBGPU devices (see _views.py);
-- TinyJit replays kernel by kernel: modrt has no recorded launches (graph) yet.
+- TinyJit replays kernel by kernel: no tinygrad graph on modrt.Graph yet.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import os
 import platform
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -182,11 +183,12 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
         dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes))
 
     def _copyout(self, dest: memoryview, src: ModrtBuffer) -> None:
-        np.frombuffer(dest, dtype=np.uint8)[:] = src.storage.numpy()
+        src.storage.copyto(np.frombuffer(dest, dtype=np.uint8))
 
     def _transfer(self, dest: ModrtBuffer, src: ModrtBuffer, sz: int, src_dev: ModrtDevice, dest_dev: ModrtDevice) -> None:
-        # Any two modrt devices, across backends too: staged through host memory.
-        dest.storage.copyfrom(src.storage.numpy())
+        # Any two modrt devices: device to device on one backend, staged
+        # through host memory by modrt across backends.
+        dest.storage.copyfrom(src.storage)
 
 
 # ---- renderers and compile ------------------------------------------------
@@ -276,11 +278,7 @@ class ModrtProgram:
         if not wait:
             self.function(*args)
             return None
-        self.dev.synchronize()
-        start = time.perf_counter()
-        self.function(*args)
-        self.dev.synchronize()
-        return time.perf_counter() - start
+        return self.dev.time_launch(lambda: self.function(*args))
 
 
 # ---- the device -----------------------------------------------------------
@@ -294,6 +292,7 @@ class ModrtDevice(Compiled):
             raise RuntimeError(f"{device}: modrt {self.backend}({index}) does not exist: {self.modrt_device.unavailable_reason}")
         super().__init__(device, ModrtAllocator(self), [RENDERERS[self.backend]], ModrtProgram, arch=self._arch())
         self.device_id = index
+        self.device_timing = True  # until a stream says it has no device timestamps
 
     def _arch(self) -> str:
         if self.backend == "cpu":
@@ -314,6 +313,26 @@ class ModrtDevice(Compiled):
 
     def synchronize(self) -> None:
         self.modrt_device.sync()
+
+    def time_launch(self, launch: Callable[[], None]) -> float:
+        """Seconds `launch` ran: from modrt events on the device's clock where
+        its stream has device timestamps, else on the host between two device
+        syncs (modrt never substitutes host time for an event's, so the
+        choice is made here, once per device)."""
+        stream = modrt.current_stream(self.modrt_device) if self.device_timing else None
+        self.synchronize()
+        begin = time.perf_counter()
+        start = stream.record() if stream is not None else None
+        launch()
+        end = stream.record() if stream is not None else None
+        self.synchronize()
+        host = time.perf_counter() - begin
+        if start is not None and end is not None:
+            try:
+                return end.elapsed_ms(start) / 1e3
+            except RuntimeError:  # this device's streams have no device timestamps
+                self.device_timing = False
+        return host
 
 
 # tinygrad's OpenCL renderer emits double only where the target's arch names
