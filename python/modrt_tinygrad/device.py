@@ -74,7 +74,9 @@ def parse_device(device: str) -> tuple[str, int]:
 
 def _known(backend: str, device: str) -> str:
     if backend not in BACKENDS:
-        raise ValueError(f"{device!r}: modrt backend {backend!r} has no tinygrad device; choose one of {', '.join(BACKENDS)}")
+        raise ValueError(
+            f"{device!r}: modrt backend {backend!r} has no tinygrad device; choose one of {', '.join(BACKENDS)}"
+        )
     return backend
 
 
@@ -83,11 +85,14 @@ def default_backend() -> str:
     for backend in BACKENDS:
         if modrt.device(backend).exist:
             return backend
-    raise RuntimeError("MODRT: no modrt backend has a device here: " + ", ".join(
-        f"{b}: {modrt.device(b).unavailable_reason}" for b in BACKENDS))
+    raise RuntimeError(
+        "MODRT: no modrt backend has a device here: "
+        + ", ".join(f"{b}: {modrt.device(b).unavailable_reason}" for b in BACKENDS)
+    )
 
 
 # ---- memory ---------------------------------------------------------------
+
 
 # DLPack (dlpack.h) structures, to re-export a tensor's memory with another
 # element type: modrt checks that a kernel's buffers have the element types
@@ -137,7 +142,7 @@ def modrt_dtype(dt: DType) -> str:
 
 def _dl_dtype(name: str) -> _DLDataType:
     kind = name.rstrip("0123456789")
-    bits = int(name[len(kind):] or 8)
+    bits = int(name[len(kind) :] or 8)
     return _DLDataType(_DL_CODES[kind], bits, 1)
 
 
@@ -185,7 +190,9 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
     def _copyout(self, dest: memoryview, src: ModrtBuffer) -> None:
         src.storage.copyto(np.frombuffer(dest, dtype=np.uint8))
 
-    def _transfer(self, dest: ModrtBuffer, src: ModrtBuffer, sz: int, src_dev: ModrtDevice, dest_dev: ModrtDevice) -> None:
+    def _transfer(
+        self, dest: ModrtBuffer, src: ModrtBuffer, sz: int, src_dev: ModrtDevice, dest_dev: ModrtDevice
+    ) -> None:
         # Any two modrt devices: device to device on one backend, staged
         # through host memory by modrt across backends.
         dest.storage.copyfrom(src.storage)
@@ -289,7 +296,9 @@ class ModrtDevice(Compiled):
         self.backend, index = parse_device(device)
         self.modrt_device = modrt.device(self.backend, index)
         if not self.modrt_device.exist:
-            raise RuntimeError(f"{device}: modrt {self.backend}({index}) does not exist: {self.modrt_device.unavailable_reason}")
+            raise RuntimeError(
+                f"{device}: modrt {self.backend}({index}) does not exist: {self.modrt_device.unavailable_reason}"
+            )
         super().__init__(device, ModrtAllocator(self), [RENDERERS[self.backend]], ModrtProgram, arch=self._arch())
         self.device_id = index
         self.device_timing = True  # until a stream says it has no device timestamps
@@ -308,7 +317,9 @@ class ModrtDevice(Compiled):
         if key not in self.cached_renderer:
             from tinygrad.helpers import Target
 
-            self.cached_renderer[key] = RENDERERS[self.backend](Target(DEVICE_NAME, self.backend.upper(), self.arch or ""))
+            self.cached_renderer[key] = RENDERERS[self.backend](
+                Target(DEVICE_NAME, self.backend.upper(), self.arch or "")
+            )
         return self.cached_renderer[key]
 
     def synchronize(self) -> None:

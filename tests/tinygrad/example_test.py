@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import modrt
 import pytest
+
+import modrt
 
 EXAMPLE = Path(os.environ["TEST_SRCDIR"], "_main", "examples", "tinygrad_train.py")
 
@@ -29,7 +30,11 @@ def test_the_example_trains_and_says_where(backend: str) -> None:
 def test_a_device_that_cannot_run_is_reported_not_fatal_to_the_others() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.run(
-        [sys.executable, str(EXAMPLE), "MODRT:nosuch", "MODRT:cpu"], capture_output=True, text=True, env=env, timeout=600
+        [sys.executable, str(EXAMPLE), "MODRT:nosuch", "MODRT:cpu"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 
-import modrt
 import numpy as np
 import pytest
 import tinygrad_testing
+
+import modrt
 
 tinygrad_testing.setup()
 

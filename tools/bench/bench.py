@@ -646,7 +646,7 @@ ROW_SPECS: dict[str, InProcessRow] = {
         n=2000,
         scale=1e6,
         modrt_case="tinygrad-modrt-launch",
-        modrt_command='DEV MODRT:opencl: program(*bufs, global_size=..., local_size=...)',
+        modrt_command="DEV MODRT:opencl: program(*bufs, global_size=..., local_size=...)",
         refs=[
             Ref(
                 "tinygrad-CL",
