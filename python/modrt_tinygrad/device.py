@@ -37,6 +37,7 @@ import os
 import platform
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -313,13 +314,13 @@ class ModrtDevice(Compiled):
 
     def _select_renderer(self) -> Any:
         # One renderer per device: its backend's, whatever DEV names for others.
+        # Its target names this device: BEAM search times kernels on Device[target.device].
         key = (RENDERERS[self.backend],)
         if key not in self.cached_renderer:
             from tinygrad.helpers import Target
 
-            self.cached_renderer[key] = RENDERERS[self.backend](
-                Target(DEVICE_NAME, self.backend.upper(), self.arch or "")
-            )
+            target = Target(self.device, self.backend.upper(), self.arch or "")
+            self.cached_renderer[key] = RENDERERS[self.backend](target)
         return self.cached_renderer[key]
 
     def synchronize(self) -> None:
@@ -355,7 +356,9 @@ _FP64_PROBE = "__kernel void probe(__global double* a) { a[0] = 1.0; }"
 @functools.cache
 def _opencl_extensions(device: modrt.Device) -> tuple[str, ...]:
     try:
-        modrt.compile(_FP64_PROBE, "opencl", ["probe(float64*; blockIdx.x, threadIdx.x)"])
+        with warnings.catch_warnings():  # where clang is missing: the probe's own source needs no warning
+            warnings.simplefilter("ignore", modrt.SourceNotCheckedWarning)
+            modrt.compile(_FP64_PROBE, "opencl", ["probe(float64*; blockIdx.x, threadIdx.x)"])
     except (modrt.CompileError, ValueError):
         return ()
     return ("cl_khr_fp64",)

@@ -18,6 +18,7 @@ import modrt
 tinygrad_testing.setup()
 
 from tinygrad import Device, Tensor, TinyJit, Variable, dtypes  # noqa: E402
+from tinygrad.helpers import Context  # noqa: E402
 
 DEVICE = os.environ["MODRT_TINYGRAD_DEVICE"]
 
@@ -210,3 +211,11 @@ def test_copies_between_devices(other: str) -> None:
     a = rand(3, 5)
     there = on(a).to(f"MODRT:{other}")
     close((there * 2).to(DEVICE), a * 2)
+
+
+def test_beam_search_times_kernels_on_this_device() -> None:
+    """BEAM compiles candidates with this device's renderer and times them
+    (Program wait=True) on the device its target names: this one."""
+    a = rand(64)
+    with Context(BEAM=1, IGNORE_BEAM_CACHE=1):
+        close(on(a).exp() + 1, np.exp(a) + 1, 1e-4)
