@@ -265,9 +265,13 @@ class ModrtProgram:
     def __init__(self, dev: ModrtDevice, obj: TinyELF) -> None:
         self.dev, self.name = dev, obj.name
         signature, self.buffer_dtypes = kernel_signature(dev.backend, obj)
-        self.module = _compile(dev.backend, obj.lib.decode(), signature)
+        # WGSL: modrt reads the interface from the shader (tinygrad's INFINITY
+        # uniform first, then its buffers and variables; the workgroup size).
+        self.leading: tuple[float, ...] = (float("inf"),) if dev.backend == "webgpu" else ()
+        source = obj.lib.decode()
+        self.module = modrt.compile(source, "webgpu") if self.leading else _compile(dev.backend, source, signature)
         self.function = self.module[obj.name]
-        self.grid = dev.backend != "cpu"
+        self.grid, self.blocks = dev.backend != "cpu", dev.backend != "webgpu"
 
     def __call__(
         self,
@@ -278,10 +282,11 @@ class ModrtProgram:
         wait: bool = False,
         **kw: Any,
     ) -> float | None:
-        args: list[Any] = [b.typed(d) for b, d in zip(bufs, self.buffer_dtypes)]
+        args: list[Any] = [*self.leading, *(b.typed(d) for b, d in zip(bufs, self.buffer_dtypes))]
         args += vals
         if self.grid:
             args += global_size
+        if self.blocks and self.grid:
             args += local_size if local_size is not None else (1, 1, 1)
         if not wait:
             self.function(*args)
