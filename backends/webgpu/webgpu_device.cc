@@ -110,7 +110,15 @@ std::string Workspace::Init() {
   version_ = StrCat(v >> 24, ".", (v >> 16) & 0xff, ".", (v >> 8) & 0xff, ".", v & 0xff);
   const std::string lib = StrCat("wgpu-native ", version_, " (", library_, ")");
 
-  instance_ = api_.wgpuCreateInstance(nullptr);
+  // wgpu's primary backends only (Vulkan on Linux): its GL backend would bring
+  // up EGL, whose Mesa state outlives the process (LeakSanitizer reports it),
+  // for an adapter that compute never picks over a Vulkan one.
+  WGPUInstanceExtras extras{};
+  extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
+  extras.backends = WGPUInstanceBackend_Primary;
+  WGPUInstanceDescriptor instance_desc{};
+  instance_desc.nextInChain = &extras.chain;
+  instance_ = api_.wgpuCreateInstance(&instance_desc);
   if (instance_ == nullptr) return lib + " could not create an instance";
 
   struct AdapterResult {
