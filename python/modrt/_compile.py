@@ -101,7 +101,8 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
         return _given(kind, functions, "it does not read them from the kernel")
     from ._codegen import normalize_signature, parse_signature
 
-    reflected = _reflected_kernels(reflect, source)
+    wanted = [parse_signature(f)[0] if "(" in f else f.strip() for f in functions or ()]
+    reflected = _reflected_kernels(reflect, source, wanted[0] if len(wanted) == 1 else None)
     if reflected is None:
         return _given(
             kind, functions, "this source does not declare its interface (e.g. PTX, which records no element types)"
@@ -142,23 +143,33 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
     return resolved
 
 
+def _reflect(reflect: Reflector, text: str | bytes, name: str | None) -> list[str] | None:
+    """What `reflect` reads from `text`. A reflector whose kernels have no
+    name of their own (GLSL's entry point is always main) says so with a
+    true `names_kernel` attribute and takes the function's name too."""
+    if name and getattr(reflect, "names_kernel", False):
+        return reflect(text, name)
+    return reflect(text)
+
+
 def _reflected_kernels(
-    reflect: Reflector, source: str | bytes | Mapping[str, str | bytes]
+    reflect: Reflector, source: str | bytes | Mapping[str, str | bytes], only: str | None = None
 ) -> dict[str, tuple[str, str | bytes]] | None:
     """{kernel name: (its reflected signature, its source)}. With one source
     per function, each source's kernel of that name, else its only kernel,
-    under the function's name. None when a source does not declare its
-    interface (the reflector answered None)."""
+    under the function's name; `only`: the one function asked for from a
+    single source. None when a source does not declare its interface (the
+    reflector answered None)."""
     from ._codegen import parse_signature
 
     if not isinstance(source, Mapping):
-        signatures = reflect(source)
+        signatures = _reflect(reflect, source, only)
         if signatures is None:
             return None
         return {parse_signature(sig)[0]: (sig, source) for sig in signatures}
     kernels = {}
     for key, text in source.items():
-        signatures = reflect(text)
+        signatures = _reflect(reflect, text, key)
         if signatures is None:
             return None
         found = {parse_signature(sig)[0]: sig for sig in signatures}

@@ -182,21 +182,29 @@ def _spirv_of(name: str, code: str | bytes) -> bytes:
     return wgsl_to_spirv(name, text) if is_wgsl(text) else glsl_to_spirv(name, text)
 
 
-def reflect(source: str | bytes, name: str | None = None) -> list[str]:
+def reflect(source: str | bytes, name: str | None = None) -> list[str] | None:
     """The signatures a shader declares: one per GLCompute entry point of
     SPIR-V or WGSL (compiled by tint to read it), or one for GLSL (compiled
     by glslang), whose entry point is main. With `name` (the function a
-    per-function source is for), a source's one kernel is named so instead."""
+    per-function source is for), a source's one kernel is named so instead.
+    None when a buffer's element type is not one scalar or vector type (a
+    buffer of structs): the signature then names it, and codegen checks the
+    rest against the shader."""
     is_spirv = isinstance(source, bytes) and source[:4] == SPIRV_MAGIC
     text = "" if is_spirv else source.decode() if isinstance(source, bytes) else source
     if not is_spirv and not is_wgsl(text):
         kernel = name or "main"
-        return [kernel_signature(kernel, reflect_spirv(glsl_to_spirv(kernel, text)))]
-    spirv = source if is_spirv else wgsl_to_spirv(name or "", text)
-    entries = reflect_spirv(spirv)["entries"]
-    if name and len(entries) == 1:
-        return [kernel_signature(name, reflect_spirv(spirv, entries[0]))]
-    return [kernel_signature(e, reflect_spirv(spirv, e)) for e in entries]
+        infos = {kernel: reflect_spirv(glsl_to_spirv(kernel, text))}
+    else:
+        spirv = source if is_spirv else wgsl_to_spirv(name or "", text)
+        entries = reflect_spirv(spirv)["entries"]
+        if name and len(entries) == 1:
+            infos = {name: reflect_spirv(spirv, entries[0])}
+        else:
+            infos = {e: reflect_spirv(spirv, e) for e in entries}
+    if any(not b["dtype"] and b["kind"] != "other" for info in infos.values() for b in info["bindings"]):
+        return None
+    return [kernel_signature(kernel, info) for kernel, info in infos.items()]
 
 
 def check_against_kernel(given: str, info: dict) -> str:
@@ -250,5 +258,9 @@ def pipelines_created(module: Module) -> int:
     return call("vulkan.pipelines_created", module)
 
 
+# GLSL kernels are all named main: the front end passes the function's name.
+reflect.names_kernel = True  # type: ignore[attr-defined]
+
+
 def register_backend() -> None:
-    backend.register_in_tree("vulkan", detect_target, codegen)
+    backend.register_in_tree("vulkan", detect_target, codegen, reflect)
