@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from ._signature import Arg, normalize_signature, parse_signature
+# Re-exported: the hooks read signatures through this module.
+from ._signature import Arg as Arg
+from ._signature import normalize_signature as normalize_signature
+from ._signature import parse_signature
 from .runtime import Payload
-
-__all__ = ["Arg", "normalize_signature", "parse_signature"]
 
 Source = str | bytes | Mapping[str, str | bytes]
 
