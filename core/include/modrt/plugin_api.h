@@ -83,6 +83,10 @@ typedef struct ModrtExtension {
 typedef enum {
   /* ModrtRangedCopyExtension, on a device API's chain. */
   kModrtExtensionRangedCopy = 1,
+  /* ModrtStreamExtension, on a device API's chain. */
+  kModrtExtensionStreams = 2,
+  /* ModrtGraphExtension, on a device API's chain (needs kModrtExtensionStreams). */
+  kModrtExtensionGraphs = 3,
 } ModrtExtensionType;
 
 /* The two payload shapes (docs/C_ABI.md). */
@@ -134,6 +138,70 @@ typedef struct {
   int (*copy_to_host_range)(void* self, const DLTensor* src, size_t offset, void* dst,
                             size_t nbytes);
 } ModrtRangedCopyExtension;
+
+/* Native queues and events (ABI 1.1, optional). With it, each modrt stream
+ * of the device is one of the backend's own queues (a CUDA/HIP stream, an
+ * OpenCL command queue, ...), made by stream_create; without it, the core
+ * runs every stream's launches on the backend's one queue and orders them
+ * itself (docs/C_ABI.md, "The device layer").
+ *
+ * Streams and events are the plugin's opaque pointers. A launch finds the
+ * queue it goes to with core->current_stream (NULL: the plugin's default
+ * queue, the one sync() drains). Blocking calls (stream_synchronize,
+ * event_synchronize) are made on a core worker thread without the GIL: the
+ * core bounds every user-facing wait itself, so they may block as long as
+ * the device takes. An asynchronous failure (a kernel fault, a lost device)
+ * is reported by the blocking call or query that observes it. */
+typedef struct {
+  ModrtExtension base; /* type kModrtExtensionStreams */
+  /* A new in-order queue on device_id. */
+  int (*stream_create)(void* self, int32_t device_id, void** out);
+  /* After the core has waited for the queue's work. */
+  int (*stream_destroy)(void* self, int32_t device_id, void* stream);
+  /* Blocks until everything submitted to `stream` is complete. */
+  int (*stream_synchronize)(void* self, int32_t device_id, void* stream);
+  /* A point in `stream` after everything submitted to it so far; with
+   * `timing` != 0 it carries a device timestamp for event_elapsed_ms. */
+  int (*event_record)(void* self, int32_t device_id, void* stream, int32_t timing, void** out);
+  /* *done = 1 when the work before the event is complete, else 0. */
+  int (*event_query)(void* self, int32_t device_id, void* event, int32_t* done);
+  /* Blocks until the event is complete. */
+  int (*event_synchronize)(void* self, int32_t device_id, void* event);
+  /* Milliseconds on the device's clock from `start` to `end` (both complete
+   * and recorded with timing); kModrtErrorNotImplemented when the device has
+   * no timestamps, never host time. */
+  int (*event_elapsed_ms)(void* self, int32_t device_id, void* start, void* end, double* ms);
+  int (*event_destroy)(void* self, int32_t device_id, void* event);
+  /* Work submitted to `stream` later waits, on the device, for `event`
+   * (possibly of another stream of the same device). */
+  int (*stream_wait_event)(void* self, int32_t device_id, void* stream, void* event);
+  /* Copies of `nbytes` at byte `offset` of a tensor's memory, ordered on
+   * `stream` (NULL: the default queue); they may return before the copy is
+   * done: the core keeps `host` alive and unchanged until an event recorded
+   * after the copy is complete. */
+  int (*copy_from_host_async)(void* self, const void* host, DLTensor* dst, size_t offset,
+                              size_t nbytes, void* stream);
+  int (*copy_to_host_async)(void* self, const DLTensor* src, size_t offset, void* host,
+                            size_t nbytes, void* stream);
+  /* Device to device on one device, ordered on `stream`. */
+  int (*copy_device_to_device)(void* self, const DLTensor* src, size_t src_offset, DLTensor* dst,
+                               size_t dst_offset, size_t nbytes, void* stream);
+} ModrtStreamExtension;
+
+/* Recorded launches, native (ABI 1.1, optional): between graph_begin and
+ * graph_end, the launches the plugin receives for `stream` are recorded
+ * into a graph instead of run (a CUDA graph by stream capture, a reusable
+ * Vulkan command buffer, an OpenCL command buffer, ...); graph_launch
+ * submits the whole graph to a stream. The core keeps its own recorded list
+ * beside it, and re-records natively when a replay rebinds buffers. */
+typedef struct {
+  ModrtExtension base; /* type kModrtExtensionGraphs */
+  int (*graph_begin)(void* self, int32_t device_id, void* stream);
+  /* *out = the recorded graph; on error the capture is abandoned. */
+  int (*graph_end)(void* self, int32_t device_id, void* stream, void** out);
+  int (*graph_launch)(void* self, int32_t device_id, void* graph, void* stream);
+  int (*graph_destroy)(void* self, int32_t device_id, void* graph);
+} ModrtGraphExtension;
 
 /* The extension of `type` on `chain`, or NULL. */
 static inline const ModrtExtension* ModrtFindExtension(const ModrtExtension* chain, int32_t type) {
@@ -289,6 +357,12 @@ typedef struct ModrtCoreApi {
   void (*set_error)(int32_t code, const char* message);
   int32_t (*get_error_code)(void);
   const char* (*get_error_message)(void);
+
+  /* ABI 1.1, device layer. The native stream (from the device API's
+   * stream_create) that a launch on the device goes to now: the calling
+   * thread's current modrt stream on that device, or NULL for the plugin's
+   * default queue. */
+  int (*current_stream)(int32_t device_type, int32_t device_id, void** out);
 } ModrtCoreApi;
 
 /* ------------------------------------------------------------------------ */
