@@ -1,10 +1,7 @@
-// libmodrt_runtime_cuda.so: CUDA devices and modules on the driver API
-// (libcuda.so.1, loaded lazily), and NVRTC (nvrtc.h, also dlopen'ed) to
+// libmodrt_runtime_cuda.so: CUDA modules on the driver API (cuda_driver.h;
+// libcuda.so.1, loaded lazily), and NVRTC (nvrtc.h, also dlopen'ed) to
 // compile modules whose fmt is "cuda" source when they are created or loaded.
-//
-// No CUDA header or library is needed to build this: the few driver types,
-// constants and entry points used here are declared below from their
-// documented, stable C ABI.
+// The device API and the device layer are in cuda_device.cc.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +12,7 @@
 #include <vector>
 
 #include "backend_identity.h"
+#include "backends/cuda/cuda_driver.h"
 #include "backends/cuda/nvrtc.h"
 #include "modrt/driver.h"
 #include "modrt/plugin.h"
@@ -24,210 +22,6 @@ namespace cuda {
 namespace {
 
 using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
-
-using CUresult = int;
-using CUdevice = int;
-using CUdeviceptr = unsigned long long;  // NOLINT: the driver's 64-bit device address
-struct CUctx_st;
-struct CUmod_st;
-struct CUfunc_st;
-struct CUstream_st;
-using CUcontext = CUctx_st*;
-using CUmodule = CUmod_st*;
-using CUfunction = CUfunc_st*;
-using CUstream = CUstream_st*;
-
-constexpr CUresult CUDA_SUCCESS = 0;
-constexpr CUresult CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
-// CUdevice_attribute
-constexpr int kAttrMaxThreadsPerBlock = 1;
-constexpr int kAttrMaxSharedMemoryPerBlock = 8;
-constexpr int kAttrWarpSize = 10;
-constexpr int kAttrMultiprocessorCount = 16;
-constexpr int kAttrComputeCapabilityMajor = 75;
-constexpr int kAttrComputeCapabilityMinor = 76;
-constexpr int kAttrMaxSharedMemoryPerBlockOptin = 97;
-// CUfunction_attribute
-constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
-// CUjit_option
-constexpr int kJitErrorLogBuffer = 5;
-constexpr int kJitErrorLogBufferSizeBytes = 6;
-// Dynamic shared memory above this needs the kernel's opt-in.
-constexpr int64_t kDefaultSharedMemoryLimit = 48 * 1024;
-
-// (member, exported symbol, return type, parameters)
-#define MODRT_CU_FUNCTIONS(X)                                                                   \
-  X(cuInit, "cuInit", CUresult, (unsigned int))                                                 \
-  X(cuDriverGetVersion, "cuDriverGetVersion", CUresult, (int*))                                 \
-  X(cuDeviceGetCount, "cuDeviceGetCount", CUresult, (int*))                                     \
-  X(cuDeviceGet, "cuDeviceGet", CUresult, (CUdevice*, int))                                     \
-  X(cuDeviceGetName, "cuDeviceGetName", CUresult, (char*, int, CUdevice))                       \
-  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", CUresult, (int*, int, CUdevice))              \
-  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", CUresult, (size_t*, CUdevice))                     \
-  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext*, CUdevice))     \
-  X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                                  \
-  X(cuCtxSynchronize, "cuCtxSynchronize", CUresult, ())                                         \
-  X(cuMemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr*, size_t))                              \
-  X(cuMemFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                                         \
-  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", CUresult, (CUdeviceptr, const void*, size_t))              \
-  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void*, CUdeviceptr, size_t))                    \
-  X(cuModuleLoadDataEx, "cuModuleLoadDataEx", CUresult,                                         \
-    (CUmodule*, const void*, unsigned int, int*, void**))                                       \
-  X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                                     \
-  X(cuModuleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction*, CUmodule, const char*)) \
-  X(cuFuncSetAttribute, "cuFuncSetAttribute", CUresult, (CUfunction, int, int))                 \
-  X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                                 \
-    (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,          \
-     unsigned int, unsigned int, CUstream, void**, void**))                                     \
-  X(cuGetErrorName, "cuGetErrorName", CUresult, (CUresult, const char**))                       \
-  X(cuGetErrorString, "cuGetErrorString", CUresult, (CUresult, const char**))
-
-struct CuApi {
-#define MODRT_CU_DECLARE(member, symbol, ret, params) ret(*member) params = nullptr;
-  MODRT_CU_FUNCTIONS(MODRT_CU_DECLARE)
-#undef MODRT_CU_DECLARE
-};
-
-struct Device {
-  CUdevice handle = 0;
-  std::once_flag context_once;
-  CUcontext context = nullptr;
-  std::string context_error;
-};
-
-// Process-wide CUDA state: the driver, and each device's primary context
-// (retained on the device's first use).
-class Workspace : public LazyDriverState<Workspace> {
- public:
-  static constexpr DLDeviceType kDeviceType = kDLCUDA;
-  using ModuleHandle = CUmodule;
-  using FunctionHandle = CUfunction;
-
-  int count() const { return static_cast<int>(devices_.size()); }
-  const CuApi& cu() const { return cu_; }
-  const std::string& library() const { return library_; }
-  int driver_version() const { return driver_version_; }
-
-  std::string ErrorText(CUresult code) const {
-    const char* name = nullptr;
-    const char* text = nullptr;
-    if (cu_.cuGetErrorName != nullptr) cu_.cuGetErrorName(code, &name);
-    if (cu_.cuGetErrorString != nullptr) cu_.cuGetErrorString(code, &text);
-    std::string s = name ? name : "CUDA error " + std::to_string(code);
-    if (text != nullptr) s += StrCat(" (", text, ")");
-    return s;
-  }
-
-  void Check(CUresult code, const std::string& what) const {
-    if (code != CUDA_SUCCESS) Fail("RuntimeError", "CUDA ", what, " failed: ", ErrorText(code));
-  }
-
-  // Makes `id`'s primary context current on this thread.
-  void Activate(int id) {
-    Device& d = device(id);
-    std::call_once(d.context_once, [&] {
-      CUresult status = cu_.cuDevicePrimaryCtxRetain(&d.context, d.handle);
-      if (status != CUDA_SUCCESS) d.context_error = ErrorText(status);
-    });
-    if (!d.context_error.empty()) {
-      Fail("RuntimeError", "cannot create a context on cuda(", id, "): ", d.context_error);
-    }
-    Check(cu_.cuCtxSetCurrent(d.context), "cuCtxSetCurrent");
-  }
-
-  Device& device(int id) {
-    CheckDevice(kBackendIdentity, id);
-    return *devices_[id];
-  }
-
-  int Attribute(int id, int attr) {
-    int v = 0;
-    Check(cu_.cuDeviceGetAttribute(&v, attr, device(id).handle), "cuDeviceGetAttribute");
-    return v;
-  }
-
-  // What IndexedDeviceAPI and IndexedModule call (driver.h).
-  // Memory is freed and modules unloaded only where the context was made current before.
-  void ActivateQuietly(int id) noexcept {
-    if (id >= 0 && id < count()) cu_.cuCtxSetCurrent(devices_[id]->context);
-  }
-  void* Malloc(size_t nbytes) {
-    CUdeviceptr ptr = 0;
-    Check(cu_.cuMemAlloc(&ptr, std::max<size_t>(nbytes, 1)),
-          StrCat("allocation of ", nbytes, " bytes"));
-    return reinterpret_cast<void*>(ptr);
-  }
-  void FreeQuietly(void* ptr) noexcept { cu_.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)); }
-  void CopyIn(void* dst, const void* src, size_t nbytes) {
-    Check(cu_.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, nbytes), "host-to-device copy");
-  }
-  void CopyOut(void* dst, const void* src, size_t nbytes) {
-    Check(cu_.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), nbytes), "device-to-host copy");
-  }
-  void Synchronize() { Check(cu_.cuCtxSynchronize(), "cuCtxSynchronize"); }
-  void UnloadQuietly(CUmodule module) noexcept { cu_.cuModuleUnload(module); }
-  void Launch(CUfunction function, const LaunchConfig& c, void** params, const std::string& name) {
-    Check(LaunchOnDefaultStream(cu_.cuLaunchKernel, function, c, params),
-          StrCat("launch of ", name));
-  }
-
-  void Attr(int id, std::string_view name, Ret* ret) {
-    constexpr IndexedAttributeIds kIds = {kAttrComputeCapabilityMajor,  kAttrComputeCapabilityMinor,
-                                          kAttrMaxThreadsPerBlock,      kAttrWarpSize,
-                                          kAttrMaxSharedMemoryPerBlock, kAttrMultiprocessorCount};
-    if (IndexedAttr(name, kIds, [&](int attr) { return Attribute(id, attr); }, ret)) return;
-    if (name == "name") {
-      char text[256] = {};
-      Check(cu_.cuDeviceGetName(text, sizeof(text) - 1, device(id).handle), "cuDeviceGetName");
-      return ret->SetStr(text);
-    }
-    if (name == "max_shared_memory_per_block_optin") {
-      return ret->SetInt(Attribute(id, kAttrMaxSharedMemoryPerBlockOptin));
-    }
-    if (name == "global_memory") {
-      size_t bytes = 0;
-      Check(cu_.cuDeviceTotalMem(&bytes, device(id).handle), "cuDeviceTotalMem");
-      return ret->SetInt(static_cast<int64_t>(bytes));
-    }
-    if (name == "driver_version") {
-      return ret->SetStr(StrCat(driver_version_ / 1000, ".", (driver_version_ % 1000) / 10));
-    }
-  }
-
- private:
-  friend class LazyDriverState<Workspace>;
-
-  std::string Init() {
-    // MODRT_CUDA_DRIVER_LIBRARY, else the system's libcuda.
-    std::vector<std::string> candidates =
-        DriverLibraryCandidates(kBackendIdentity.name, {"libcuda.so.1", "libcuda.so"});
-    library_ = candidates.front();
-    if (!lib_.Open(candidates)) return library_ + " (the CUDA driver): " + lib_.error();
-#define MODRT_CU_RESOLVE(member, symbol, ret, params) \
-  if (!lib_.Resolve(symbol, &cu_.member)) return library_ + ": " + lib_.error();
-    MODRT_CU_FUNCTIONS(MODRT_CU_RESOLVE)
-#undef MODRT_CU_RESOLVE
-    CUresult status = cu_.cuInit(0);
-    if (status != CUDA_SUCCESS) return library_ + ": cuInit failed: " + ErrorText(status);
-    cu_.cuDriverGetVersion(&driver_version_);
-    int n = 0;
-    status = cu_.cuDeviceGetCount(&n);
-    if (status != CUDA_SUCCESS) return library_ + ": cuDeviceGetCount failed: " + ErrorText(status);
-    for (int i = 0; i < n; ++i) {
-      auto d = std::make_unique<Device>();
-      if (cu_.cuDeviceGet(&d->handle, i) != CUDA_SUCCESS) continue;
-      devices_.push_back(std::move(d));
-    }
-    if (devices_.empty()) return library_ + ": the CUDA driver reports no device";
-    return "";
-  }
-
-  DriverLibrary lib_;
-  CuApi cu_;
-  std::string library_;
-  int driver_version_ = 0;
-  std::vector<std::unique_ptr<Device>> devices_;
-};
 
 // NVRTC (nvrtc.h, shared with codegen in libmodrt_compiler.so), for modules
 // carried as CUDA C++ source (fmt "cuda"): found and used exactly as codegen
@@ -353,8 +147,7 @@ void InitPlugin() {
   RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
     return std::make_unique<CudaModule>(std::move(p));
   });
-  static IndexedDeviceAPI<Workspace> api;
-  RegisterDeviceAPI(kBackendIdentity.name, &api);
+  RegisterDeviceApi();
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ def test_dynamic_shared_memory_above_48k_is_opted_in(dev, mod, log):
 
 def test_launch_errors_from_the_driver_are_clean(dev, mod, log):
     c = modrt.empty((4,), "float32", dev)
-    with pytest.raises(RuntimeError, match="CUDA launch of vadd failed: CUDA_ERROR_INVALID_VALUE"):
+    with pytest.raises(RuntimeError, match="CUDA cuLaunchKernel of vadd failed: CUDA_ERROR_INVALID_VALUE"):
         mod["vadd"](c, c, c, 4, 1, 2048)
     with pytest.raises(ValueError, match="lives on cpu, but this kernel runs on cuda"):
         mod["vadd"](modrt.empty((4,), "float32"), c, c, 4, 1, 4)
