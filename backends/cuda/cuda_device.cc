@@ -63,6 +63,10 @@ class CudaDeviceAPI final : public DriverDeviceAPI<Workspace> {
     Workspace& ws = Active(t->device.device_id);
     ws.Check(ws.cu().cuMemcpyHtoD(At(t, offset), src, nbytes),
              "cuMemcpyHtoD (host-to-device copy)");
+    // From pageable memory cuMemcpyHtoD may return before the DMA landed,
+    // ordered only on the legacy stream, which a non-blocking stream does not
+    // wait for: the copy is complete before a launch on any stream.
+    ws.Check(ws.cu().cuStreamSynchronize(nullptr), "cuStreamSynchronize after cuMemcpyHtoD");
   }
   void CopyRangeToHost(const DLTensor* t, size_t offset, void* dst, size_t nbytes) override {
     if (nbytes == 0) return;

@@ -3,6 +3,8 @@
 whose driver the test can load). Fails, never skips, when there is no GPU."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -160,3 +162,140 @@ def test_tvm_dynamic_length(dev, name, dtype):
     out = modrt.empty((n,), "float32", dev)
     real(name, dev)(modrt.tensor(a, dev), modrt.tensor(b, dev), out, n, (n + 1023) // 1024, 1024)
     np.testing.assert_allclose(out.numpy(), a + b.astype("float32"), rtol=1e-6)
+
+
+# The native device layer (cuda_device.cc): streams, events with device
+# timing, async and device-to-device copies, graphs by stream capture, and a
+# kernel that never ends. Each test is short: the whole GPU session is minutes.
+STREAM_KERNELS = r"""
+// c += a, after spinning `cycles` clock cycles per thread: long enough that a
+// reader on another stream without a wait would see c unfinished.
+extern "C" __global__ void spin_add(const float* a, float* c, int n, long long cycles) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  long long start = clock64();
+  while (clock64() - start < cycles) {}
+  if (i < n) c[i] += a[i];
+}
+// x = x * 2 + k: the order of launches changes the result.
+extern "C" __global__ void step(float* x, float k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = x[i] * 2.0f + k;
+}
+extern "C" __global__ void spin_forever(volatile int* flag) { while (flag[0] == 0) {} }
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+"""
+STREAM_SIGNATURES = [
+    "spin_add(float32*, float32*, int32, int64; blockIdx.x, threadIdx.x)",
+    "step(float32*, float32, int32; blockIdx.x, threadIdx.x)",
+    "spin_forever(int32*; blockIdx.x, threadIdx.x)",
+    "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
+]
+N = 1 << 16
+BLOCK = 256
+GRID = N // BLOCK
+SPIN_CYCLES = 2_000_000  # about a millisecond at GPU clocks
+
+
+@pytest.fixture(scope="module")
+def streams_mod(dev):
+    return modrt.compile(STREAM_KERNELS, modrt.target.detect_target_from_device(dev), STREAM_SIGNATURES)
+
+
+def test_two_streams_ordered_by_an_event(dev, streams_mod):
+    a = RNG.standard_normal(N, dtype="float32")
+    ta, c, d = modrt.tensor(a, dev), modrt.tensor(np.zeros(N, "float32"), dev), modrt.empty((N,), "float32", dev)
+    first, second = modrt.Stream(dev), modrt.Stream(dev)
+    assert first.native and second.native
+    for _ in range(3):
+        streams_mod["spin_add"](ta, c, N, SPIN_CYCLES, GRID, BLOCK, stream=first)
+    second.wait(first.record())
+    streams_mod["vadd"](c, c, d, N, GRID, BLOCK, stream=second)
+    np.testing.assert_allclose(d.numpy(stream=second, timeout=60), 6 * a, rtol=1e-5)
+
+
+def test_elapsed_ms_around_a_spinning_kernel(dev, streams_mod):
+    s = modrt.Stream(dev)
+    ta, c = modrt.tensor(np.ones(N, "float32"), dev), modrt.tensor(np.zeros(N, "float32"), dev)
+    streams_mod["spin_add"](ta, c, N, 1, GRID, BLOCK, stream=s)  # loads the module first
+    start = s.record()
+    streams_mod["spin_add"](ta, c, N, 10 * SPIN_CYCLES, GRID, BLOCK, stream=s)
+    end = s.record()
+    end.synchronize(timeout=60)
+    ms = end.elapsed_ms(start)
+    print(f"\n{10 * SPIN_CYCLES} cycles: {ms:.3f} ms between the events (device time)")
+    assert ms > 0.0
+
+
+def test_async_ranged_copies_on_a_stream(dev):
+    s = modrt.Stream(dev)
+    t = modrt.tensor(np.zeros(N, "int32"), dev)
+    src = np.arange(1000, dtype="int32")
+    t.copyfrom(src, offset=4 * 5000, stream=s)  # elements 5000..5999
+    part = np.empty(10, "int32")
+    t.copyto(part, offset=4 * 5995, stream=s, timeout=60)
+    np.testing.assert_array_equal(part, [995, 996, 997, 998, 999, 0, 0, 0, 0, 0])
+    whole = t.numpy(stream=s, timeout=60)
+    np.testing.assert_array_equal(whole[5000:6000], src)
+    assert not whole[:5000].any() and not whole[6000:].any()
+
+
+def test_device_to_device_copy_after_a_kernel(dev, streams_mod):
+    a, b = RNG.standard_normal(N, dtype="float32"), RNG.standard_normal(N, dtype="float32")
+    s = modrt.Stream(dev)
+    c, copy = modrt.empty((N,), "float32", dev), modrt.empty((N,), "float32", dev)
+    streams_mod["vadd"](modrt.tensor(a, dev), modrt.tensor(b, dev), c, N, GRID, BLOCK, stream=s)
+    copy.copyfrom(c, stream=s)  # ordered after the launch on `s`
+    np.testing.assert_allclose(copy.numpy(stream=s, timeout=60), a + b, rtol=1e-6)
+
+
+def test_captured_graph_replays_like_the_launches(dev, streams_mod):
+    x0 = RNG.standard_normal(N, dtype="float32")
+    ks = [float(k) for k in range(1, 9)]
+    expected = x0.copy()
+    for k in ks:
+        expected = expected * 2 + k
+    s = modrt.Stream(dev)
+    x = modrt.tensor(x0, dev)
+    streams_mod["step"](modrt.empty((N,), "float32", dev), 0.0, N, GRID, BLOCK, stream=s)  # loads it
+    s.synchronize(timeout=60)
+    with s.capture() as g:
+        for k in ks:
+            streams_mod["step"](x, k, N, GRID, BLOCK)
+    assert g.native and len(g) == len(ks)
+    np.testing.assert_array_equal(x.numpy(stream=s, timeout=60), x0)  # captured, not run
+    g.replay()
+    np.testing.assert_allclose(x.numpy(stream=s, timeout=60), expected, rtol=1e-5)
+    # Rebound: the same launches on another buffer; the captured one is left alone.
+    y = modrt.tensor(x0, dev)
+    g.replay({x: y})
+    np.testing.assert_allclose(y.numpy(stream=s, timeout=60), expected, rtol=1e-5)
+    np.testing.assert_allclose(x.numpy(stream=s, timeout=60), expected, rtol=1e-5)
+
+
+def test_a_never_ending_kernel_times_out_and_the_process_exits(dev):
+    code = f"""
+import numpy as np, modrt
+dev = modrt.device("cuda", 0)
+mod = modrt.compile({STREAM_KERNELS!r}, modrt.target.detect_target_from_device(dev), {STREAM_SIGNATURES!r})
+flag = modrt.tensor(np.zeros(1, "int32"), dev)
+s = modrt.Stream(dev)
+mod["spin_forever"](flag, 1, 1, stream=s)
+for wait in (lambda: s.synchronize(timeout=0.5), lambda: s.record().synchronize(timeout=0.5)):
+    try:
+        wait()
+        print("RETURNED")
+    except TimeoutError as e:
+        print("TIMEOUT", e)
+print("DONE", flush=True)
+"""
+    # The guard against a hang of the test itself, not a timed assertion.
+    env = dict(os.environ, MODRT_EXIT_TIMEOUT="1")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    lines = proc.stdout.splitlines()
+    print(f"\nexit status {proc.returncode}; stderr: {proc.stderr[-300:]}")
+    assert lines and lines[-1] == "DONE" and len(lines) == 3, proc.stdout + proc.stderr
+    for line in lines[:2]:
+        assert line.startswith("TIMEOUT") and "spin_forever (grid [1, 1, 1], block [1, 1, 1])" in line, line
