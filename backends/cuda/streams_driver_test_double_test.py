@@ -214,6 +214,27 @@ def test_graph_capture_calls_the_driver_in_order(dev, mod, log):
     assert [e["exec"] for e in log.calls("cuGraphExecDestroy")] == [instantiated["exec"]]
 
 
+def test_a_launch_refused_in_a_capture_ends_the_capture_and_keeps_the_stream(dev, mod, log):
+    s, sid = new_stream(dev, log)
+    a, b, c = operands(dev)
+    mod["vadd"](a, b, c, N, 4, 64, stream=s)  # loads the module before the capture
+    s.synchronize(timeout=30)
+    log.reset()
+    log.fail_next("cuLaunchKernel", CUDA_ERROR_ILLEGAL_ADDRESS)
+    with pytest.raises(RuntimeError, match="cuLaunchKernel of vadd"):
+        with s.capture() as g:
+            mod["vadd"](a, b, c, N, 4, 64)
+    # The driver's capture was ended (the stream is not left capturing) and
+    # its graph dropped: the graph is the core's list, and the stream works.
+    assert [e["call"] for e in log.calls("cuStreamEndCapture")] == ["cuStreamEndCapture"]
+    assert not g.native
+    log.reset()
+    mod["vadd"](a, b, c, N, 4, 64, stream=s)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["stream"] == sid and not launch["captured"]
+    s.synchronize(timeout=30)
+
+
 def test_the_default_stream_is_not_captured_natively(dev, mod, log):
     a, b, c = operands(dev)
     with dev.default_stream.capture() as g:
