@@ -346,8 +346,15 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
   void* Alloc(int id, size_t nbytes) override {
     Workspace& ws = Workspace::Get();
     cl_int err = CL_SUCCESS;
-    cl_mem mem = ws.cl().clCreateBuffer(ws.device(id).context, CL_MEM_READ_WRITE,
-                                        std::max<size_t>(nbytes, 1), nullptr, &err);
+    // A CPU device's memory is host memory: CL_MEM_ALLOC_HOST_PTR has PoCL
+    // allocate it now, so that running out is this call's error. Without it
+    // PoCL allocates at the buffer's first use and aborts (an assertion) when
+    // that fails.
+    const bool host_memory =
+        (ws.DeviceValue<cl_device_type>(id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+    const cl_mem_flags flags = CL_MEM_READ_WRITE | (host_memory ? CL_MEM_ALLOC_HOST_PTR : 0);
+    cl_mem mem = ws.cl().clCreateBuffer(ws.device(id).context, flags, std::max<size_t>(nbytes, 1),
+                                        nullptr, &err);
     if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
         err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
       Fail("MemoryError", "opencl(", id, "): cannot allocate ", nbytes,

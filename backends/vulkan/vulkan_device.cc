@@ -1,5 +1,7 @@
 #include "vulkan_device.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -135,6 +137,13 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
                      "binding buffer memory");
       MODRT_VK_CHECK(vk.vkMapMemory(d.device, buf->memory, 0, VK_WHOLE_SIZE, 0, &buf->host),
                      "mapping a buffer");
+      if (buf->host == nullptr || buf->host == MAP_FAILED) {
+        // lavapipe maps device memory into the address space here (mmap) and
+        // answers VK_SUCCESS with mmap's MAP_FAILED when the address space is
+        // full: kernels and copies would then write through it.
+        Fail("MemoryError", "vulkan(", id, "): cannot allocate ", nbytes,
+             " bytes: the driver could not map them (vkMapMemory gave no address)");
+      }
     } catch (...) {
       Release(d, *buf);
       throw;

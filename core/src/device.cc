@@ -80,11 +80,13 @@ class CpuDeviceAPI final : public DeviceAPI {
       ret->SetInt(static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE));
     }
   }
-  void* Alloc(int, size_t nbytes) override {
+  void* Alloc(int id, size_t nbytes) override {
     constexpr size_t kAlign = 64;
     void* p =
         std::aligned_alloc(kAlign, (std::max<size_t>(nbytes, 1) + kAlign - 1) / kAlign * kAlign);
-    if (p == nullptr) Fail("MemoryError", "cannot allocate ", nbytes, " bytes of host memory");
+    if (p == nullptr) {
+      Fail("MemoryError", "cpu(", id, "): cannot allocate ", nbytes, " bytes of host memory");
+    }
     return p;
   }
   void Free(int, void* ptr) override { std::free(ptr); }

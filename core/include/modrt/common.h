@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -78,6 +79,8 @@ int GuardCall(Body&& body, SetLastError&& set_last_error) noexcept {
     return 0;
   } catch (const ErrorT& e) {
     set_last_error((e.kind() + ": " + e.what()).c_str());
+  } catch (const std::bad_alloc&) {
+    set_last_error("MemoryError: out of host memory (std::bad_alloc)");
   } catch (const std::exception& e) {
     set_last_error((std::string("RuntimeError: ") + e.what()).c_str());
   } catch (...) {

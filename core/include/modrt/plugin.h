@@ -189,13 +189,24 @@ class Args {
            n == 1 ? "" : "s", ", got ", size_);
     }
   }
+  // The number readers honour ModrtNumberFlag as the core's do: an integer
+  // int64 cannot hold is an OverflowError, never its wrapped bits.
   int64_t Int(int32_t i) const {
-    if (values_[i].type_code != kModrtInt) Mismatch(i, "int");
-    return values_[i].v_int64;
+    const ModrtValue& v = values_[i];
+    if ((v.type_code == kModrtInt && v.reserved == kModrtNumberUnsigned64) ||
+        (v.type_code == kModrtFloat && v.reserved == kModrtNumberWideInt)) {
+      Fail("OverflowError", "argument ", i, ": an integer outside the int64 range");
+    }
+    if (v.type_code != kModrtInt) Mismatch(i, "int");
+    return v.v_int64;
   }
   double Float(int32_t i) const {  // accepts ints too
-    if (values_[i].type_code == kModrtFloat) return values_[i].v_float64;
-    if (values_[i].type_code == kModrtInt) return static_cast<double>(values_[i].v_int64);
+    const ModrtValue& v = values_[i];
+    if (v.type_code == kModrtFloat) return v.v_float64;
+    if (v.type_code == kModrtInt && v.reserved == kModrtNumberUnsigned64) {
+      return static_cast<double>(static_cast<uint64_t>(v.v_int64));
+    }
+    if (v.type_code == kModrtInt) return static_cast<double>(v.v_int64);
     Mismatch(i, "float");
   }
   std::string_view Str(int32_t i) const {  // raw strings or string objects
