@@ -26,7 +26,8 @@ The pieces:
   `wait=True` times it with modrt events on the device's clock, or on the
   host between device syncs where the stream has no device timestamps;
 - no buffer views, like tinygrad's own CL and WEBGPU devices (see _views.py);
-- TinyJit replays kernel by kernel: no tinygrad graph on modrt.Graph yet.
+- graph: TinyJit's batches of kernels replay as one modrt.Graph each, with
+  the jitted function's input buffers rebound per call (see graph.py).
 """
 
 from __future__ import annotations
@@ -305,7 +306,11 @@ class ModrtDevice(Compiled):
             raise RuntimeError(
                 f"{device}: modrt {self.backend}({index}) does not exist: {self.modrt_device.unavailable_reason}"
             )
-        super().__init__(device, ModrtAllocator(self), [RENDERERS[self.backend]], ModrtProgram, arch=self._arch())
+        from .graph import ModrtGraph  # imports tinygrad's JIT, which needs tinygrad.device complete
+
+        super().__init__(
+            device, ModrtAllocator(self), [RENDERERS[self.backend]], ModrtProgram, graph=ModrtGraph, arch=self._arch()
+        )
         self.device_id = index
         self.device_timing = True  # until a stream says it has no device timestamps
 

@@ -17,8 +17,11 @@ import modrt
 
 tinygrad_testing.setup()
 
+from modrt_tinygrad.graph import graph_runners  # noqa: E402
+
 from tinygrad import Device, Tensor, TinyJit, Variable, dtypes  # noqa: E402
 from tinygrad.helpers import Context  # noqa: E402
+from tinygrad.uop.ops import UOp  # noqa: E402
 
 DEVICE = os.environ["MODRT_TINYGRAD_DEVICE"]
 
@@ -198,6 +201,46 @@ def test_jit_replays_with_new_inputs() -> None:
     for _ in range(4):
         x = rand(3, 8)
         close(step(on(x), on(w)), np.maximum(x @ w, 0).sum(axis=1), 1e-3)
+
+
+def test_jit_replays_through_one_modrt_graph() -> None:
+    """After capture, each call replays the kernels as one modrt.Graph, with
+    this call's input buffers bound in place of the captured ones."""
+
+    @TinyJit
+    def step(x: Tensor, y: Tensor) -> Tensor:
+        z = (x * y + 1).contiguous()
+        return (z - z.max(axis=1, keepdim=True)).exp().sum(axis=1).realize()
+
+    calls = 5
+    for _ in range(calls):
+        x, y = rand(4, 16), rand(4, 16)
+        z = x * y + 1
+        close(step(on(x), on(y)), np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1), 1e-4)
+    (runner,) = graph_runners(step)
+    assert len(runner.calls) >= 2
+    # Call 1 runs eagerly, call 2 captures and replays, calls 3.. replay.
+    assert (runner.captures, runner.replays) == (1, calls - 1)
+
+
+def test_jit_graph_records_again_for_new_variable_values() -> None:
+    """modrt.Graph rebinds buffers, not scalars: a symbolic batch is recorded
+    once per distinct variable value and replayed for a value seen before."""
+
+    @TinyJit
+    def step(a: Tensor, b: Tensor, n: UOp) -> tuple[Tensor, Tensor]:
+        x, y = a[:, :n], b[:, :n]
+        return (x * y).sum(axis=1).realize(), (x + y).max(axis=1).realize()
+
+    sizes = (3, 5, 3, 7, 5)
+    for n in sizes:
+        a, b = rand(3, 10), rand(3, 10)
+        dot, peak = step(on(a), on(b), Variable("n", 1, 10).bind(n))
+        close(dot, (a[:, :n] * b[:, :n]).sum(axis=1))
+        close(peak, (a[:, :n] + b[:, :n]).max(axis=1))
+    (runner,) = graph_runners(step)
+    # Captured at call 2 (n=5); 3, 7 are new values after it, the rest repeat.
+    assert (runner.captures, runner.replays) == (3, len(sizes) - 1)
 
 
 def test_a_gradient_step() -> None:
