@@ -2,13 +2,13 @@
 
 One tinygrad device per modrt backend and device index:
 
-    MODRT:opencl  MODRT:opencl:1  MODRT:webgpu  MODRT:cpu
+    MODRT:opencl  MODRT:opencl:1  MODRT:webgpu  MODRT:cpu  MODRT:cuda
 
 `DEV=MODRT:opencl` makes tinygrad's default device `MODRT` with the target
 renderer `OPENCL`; the plain `MODRT` device (and `MODRT:<n>`, which tinygrad
 uses for device n of the default) takes its backend from that renderer, its
 index from the target's arch (`DEV=MODRT:opencl:1`), or, with neither, the first
-of opencl, webgpu, cpu that has a device here.
+of cuda, opencl, webgpu, cpu that has a device here.
 
 The pieces:
 - memory: each tinygrad buffer is a modrt tensor of bytes (uint8); a kernel
@@ -17,8 +17,9 @@ The pieces:
 - copies: host<->device with the tensor's copy functions; device to device
   with modrt's tensor copy (across backends modrt stages it through host);
 - renderers: tinygrad's own, as they emit (OpenCL C for opencl, WGSL for
-  webgpu, tinygrad's C for cpu, compiled by clang: it uses clang's vector
-  extensions; `CC` chooses another compiler);
+  webgpu, CUDA C++ for cuda, for the device's sm_XY, tinygrad's C for cpu,
+  compiled by clang: it uses clang's vector extensions; `CC` chooses another
+  compiler);
 - compile: `modrt.compile` of the rendered source, with a signature made from
   what tinygrad knows of the kernel (its buffers' element types, its
   variables); it runs when tinygrad makes the Program, where that is known;
@@ -43,10 +44,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from tinygrad.codegen.opt import tc
 from tinygrad.device import BufferSpec, Compiled, Compiler, LRUAllocator, TinyELF
 from tinygrad.dtype import DType, dtypes
 from tinygrad.helpers import DEV
-from tinygrad.renderer.cstyle import ClangRenderer, OpenCLRenderer
+from tinygrad.renderer.cstyle import ClangRenderer, CStyleLanguage, CUDARenderer, OpenCLRenderer
 from tinygrad.renderer.wgsl import WGSLRenderer
 
 import modrt
@@ -55,7 +57,7 @@ from . import _views
 
 DEVICE_NAME = "MODRT"
 # The backends a MODRT device can run on, in the order a plain `MODRT` picks one.
-BACKENDS = ("opencl", "webgpu", "cpu")
+BACKENDS = ("cuda", "opencl", "webgpu", "cpu")
 
 
 def parse_device(device: str) -> tuple[str, int]:
@@ -235,7 +237,23 @@ class ModrtCRenderer(ClangRenderer):
         self.compiler = ModrtCompiler()
 
 
-RENDERERS = {"opencl": ModrtOpenCLRenderer, "webgpu": ModrtWGSLRenderer, "cpu": ModrtCRenderer}
+class ModrtCUDARenderer(CUDARenderer):
+    """tinygrad's CUDA C++ for the target's arch (`sm_XY`), compiled by
+    modrt (NVRTC or nvcc) rather than by tinygrad's own NVRTC binding, which
+    CUDARenderer's constructor would open."""
+
+    def __init__(self, target: Any) -> None:
+        CStyleLanguage.__init__(self, target)
+        self.compiler = ModrtCompiler()
+        self.tensor_cores = tc.get_cuda(target.arch)
+
+
+RENDERERS = {
+    "cuda": ModrtCUDARenderer,
+    "opencl": ModrtOpenCLRenderer,
+    "webgpu": ModrtWGSLRenderer,
+    "cpu": ModrtCRenderer,
+}
 
 _GRID_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z")
 _CC_LOCK = threading.Lock()
@@ -250,7 +268,16 @@ def kernel_signature(backend: str, obj: TinyELF) -> tuple[str, list[str]]:
     return f"{obj.name}({args}{tags})", buffers
 
 
-def _compile(backend: str, source: str, signature: str) -> modrt.Module:
+def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
+    """modrt's module of tinygrad kernel `obj` as rendered for `backend`."""
+    source = obj.lib.decode()
+    if backend == "webgpu":
+        # modrt reads the interface from the shader (tinygrad's INFINITY
+        # uniform first, then its buffers and variables; the workgroup size).
+        return modrt.compile(source, "webgpu")
+    signature, _ = kernel_signature(backend, obj)
+    if backend == "cuda":
+        return modrt.compile(source, modrt.target.Target("cuda", arch=arch), [signature])
     if backend != "cpu" or "CC" in os.environ:
         return modrt.compile(source, backend, [signature])
     # tinygrad's C uses clang's vector extensions (ext_vector_type).
@@ -265,12 +292,10 @@ def _compile(backend: str, source: str, signature: str) -> modrt.Module:
 class ModrtProgram:
     def __init__(self, dev: ModrtDevice, obj: TinyELF) -> None:
         self.dev, self.name = dev, obj.name
-        signature, self.buffer_dtypes = kernel_signature(dev.backend, obj)
-        # WGSL: modrt reads the interface from the shader (tinygrad's INFINITY
-        # uniform first, then its buffers and variables; the workgroup size).
+        _, self.buffer_dtypes = kernel_signature(dev.backend, obj)
+        # WGSL: tinygrad's INFINITY uniform comes first.
         self.leading: tuple[float, ...] = (float("inf"),) if dev.backend == "webgpu" else ()
-        source = obj.lib.decode()
-        self.module = modrt.compile(source, "webgpu") if self.leading else _compile(dev.backend, source, signature)
+        self.module = compile_kernel(dev.backend, dev.arch or "", obj)
         self.function = self.module[obj.name]
         self.grid, self.blocks = dev.backend != "cpu", dev.backend != "webgpu"
 
@@ -320,6 +345,8 @@ class ModrtDevice(Compiled):
             return f"{platform.machine()},native"
         if self.backend == "opencl":
             return ",".join(_opencl_extensions(self.modrt_device))
+        if self.backend == "cuda":
+            return cuda_arch(self.modrt_device.compute_version)
         return ""
 
     def _select_renderer(self) -> Any:
@@ -355,6 +382,12 @@ class ModrtDevice(Compiled):
             except RuntimeError:  # this device's streams have no device timestamps
                 self.device_timing = False
         return host
+
+
+def cuda_arch(compute_version: str) -> str:
+    """tinygrad's and NVRTC's arch name (sm_90) of a compute capability ("9.0")."""
+    major, _, minor = compute_version.partition(".")
+    return f"sm_{major}{minor}"
 
 
 # tinygrad's OpenCL renderer emits double only where the target's arch names

@@ -18,7 +18,6 @@ import modrt
 tinygrad_testing.setup()
 
 from modrt_tinygrad.graph import graph_runners  # noqa: E402
-
 from tinygrad import Device, Tensor, TinyJit, Variable, dtypes  # noqa: E402
 from tinygrad.helpers import Context  # noqa: E402
 from tinygrad.uop.ops import UOp  # noqa: E402
