@@ -151,7 +151,8 @@ def _dl_dtype(name: str) -> _DLDataType:
 
 
 class ModrtBuffer:
-    """A tinygrad buffer: `nbytes` bytes of a modrt uint8 tensor, and the typed
+    """A tinygrad buffer: `nbytes` bytes of a modrt uint8 tensor (on webgpu
+    rounded up to whole 32-bit words, see ModrtAllocator), and the typed
     tensors over the same memory that kernels have taken it as."""
 
     __slots__ = ("storage", "nbytes", "_typed")
@@ -170,13 +171,14 @@ class ModrtBuffer:
     def _reexport(self, dtype: str) -> modrt.Tensor:
         dl = _dl_dtype(dtype)
         itemsize = dl.bits // 8
-        if self.nbytes % itemsize:
-            raise ValueError(f"a buffer of {self.nbytes} bytes is not a whole number of {dtype}")
+        size = self.storage.shape[0]
+        if size % itemsize:
+            raise ValueError(f"a buffer of {size} bytes is not a whole number of {dtype}")
         # The storage's own DLPack export keeps it alive until the new tensor
         # goes; only its description changes (modrt copies the shape on import).
         capsule = self.storage.__dlpack__()
         managed = _DLManagedTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
-        shape = (ctypes.c_int64 * 1)(self.nbytes // itemsize)
+        shape = (ctypes.c_int64 * 1)(size // itemsize)
         managed.dl_tensor.dtype = dl
         managed.dl_tensor.ndim = 1
         managed.dl_tensor.shape = shape
@@ -186,10 +188,14 @@ class ModrtBuffer:
 
 class ModrtAllocator(LRUAllocator["ModrtDevice"]):
     def _alloc(self, size: int, options: BufferSpec) -> ModrtBuffer:
-        return ModrtBuffer(modrt.empty((size,), "uint8", self.dev.modrt_device), size)
+        # tinygrad's WGSL keeps bool, 8- and 16-bit elements packed in u32
+        # words: a kernel takes such a buffer as whole words (as tinygrad's
+        # own WEBGPU device allocates it).
+        storage = -(-size // 4) * 4 if self.dev.backend == "webgpu" else size
+        return ModrtBuffer(modrt.empty((storage,), "uint8", self.dev.modrt_device), size)
 
     def _copyin(self, dest: ModrtBuffer, src: memoryview) -> None:
-        dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes))
+        dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes), offset=0)
 
     def _copyout(self, dest: memoryview, src: ModrtBuffer) -> None:
         src.storage.copyto(np.frombuffer(dest, dtype=np.uint8))
@@ -198,8 +204,14 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
         self, dest: ModrtBuffer, src: ModrtBuffer, sz: int, src_dev: ModrtDevice, dest_dev: ModrtDevice
     ) -> None:
         # Any two modrt devices: device to device on one backend, staged
-        # through host memory by modrt across backends.
-        dest.storage.copyfrom(src.storage)
+        # through host memory by modrt across backends; through host here
+        # where one side is rounded up to whole words and the other is not.
+        if dest.storage.shape == src.storage.shape:
+            dest.storage.copyfrom(src.storage)
+            return
+        staged = np.empty(sz, dtype=np.uint8)
+        src.storage.copyto(staged)
+        dest.storage.copyfrom(staged, offset=0)
 
 
 # ---- renderers and compile ------------------------------------------------
@@ -268,6 +280,13 @@ def kernel_signature(backend: str, obj: TinyELF) -> tuple[str, list[str]]:
     return f"{obj.name}({args}{tags})", buffers
 
 
+def buffer_dtypes(signature: str) -> list[str]:
+    """The element types of the buffer arguments in modrt signature
+    `signature`, in order ("f(float32 x, const uint32* a; ...)" -> ["uint32"])."""
+    args = signature[signature.index("(") + 1 :].split(";")[0].rstrip(")")
+    return [a.split("*")[0].split()[-1] for a in args.split(",") if "*" in a]
+
+
 def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
     """modrt's module of tinygrad kernel `obj` as rendered for `backend`."""
     source = obj.lib.decode()
@@ -292,10 +311,14 @@ def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
 class ModrtProgram:
     def __init__(self, dev: ModrtDevice, obj: TinyELF) -> None:
         self.dev, self.name = dev, obj.name
-        _, self.buffer_dtypes = kernel_signature(dev.backend, obj)
         # WGSL: tinygrad's INFINITY uniform comes first.
         self.leading: tuple[float, ...] = (float("inf"),) if dev.backend == "webgpu" else ()
         self.module = compile_kernel(dev.backend, dev.arch or "", obj)
+        if dev.backend == "webgpu":
+            # The shader's own element types (packed small dtypes are u32 words).
+            self.buffer_dtypes = buffer_dtypes(self.module.signature(obj.name))
+        else:
+            _, self.buffer_dtypes = kernel_signature(dev.backend, obj)
         self.function = self.module[obj.name]
         self.grid, self.blocks = dev.backend != "cpu", dev.backend != "webgpu"
 

@@ -25,12 +25,6 @@ from tinygrad.uop.ops import UOp  # noqa: E402
 
 DEVICE = os.environ["MODRT_TINYGRAD_DEVICE"]
 
-# tinygrad's WGSL keeps bool, 8- and 16-bit buffers packed in u32 words (and
-# f16 needs shader-f16); the device hands kernels buffers of their tinygrad
-# dtype, which modrt's reflection of those shaders does not accept yet.
-WEBGPU_PACKED = pytest.mark.xfail(
-    DEVICE.startswith("MODRT:webgpu"), strict=True, reason="WGSL packed small dtypes: not yet on MODRT:webgpu"
-)
 RNG = np.random.default_rng(0)
 
 
@@ -87,7 +81,6 @@ def test_unary(op: str) -> None:
     close(ours(on(a)), theirs(a), 1e-3)
 
 
-@WEBGPU_PACKED
 def test_where_and_comparisons() -> None:
     a, b = rand(6, 6), rand(6, 6)
     close((on(a) < on(b)).where(on(a), on(b)), np.where(a < b, a, b))
@@ -160,9 +153,9 @@ def test_gather_by_index() -> None:
     "dtype,np_dtype",
     [
         (dtypes.int32, np.int32),
-        pytest.param(dtypes.uint8, np.uint8, marks=WEBGPU_PACKED),
-        pytest.param(dtypes.int16, np.int16, marks=WEBGPU_PACKED),
-        pytest.param(dtypes.float16, np.float16, marks=WEBGPU_PACKED),
+        (dtypes.uint8, np.uint8),
+        (dtypes.int16, np.int16),
+        (dtypes.float16, np.float16),
     ],
 )
 def test_dtypes(dtype: object, np_dtype: type) -> None:
@@ -175,7 +168,16 @@ def test_dtypes(dtype: object, np_dtype: type) -> None:
     np.testing.assert_array_equal(t.sum(axis=1).numpy(), a.sum(axis=1, dtype=t.sum(axis=1).numpy().dtype))
 
 
-@WEBGPU_PACKED
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_small_dtypes_of_odd_length(n: int) -> None:
+    """Buffers of a few bytes (WebGPU: packed into whole 32-bit words)."""
+    a = (np.arange(n) - 2).astype(np.int8)
+    t = Tensor(a, device=DEVICE)
+    np.testing.assert_array_equal((t * 3).numpy(), a * 3)
+    np.testing.assert_array_equal((t > 0).numpy(), a > 0)
+    np.testing.assert_array_equal(t.cast(dtypes.int16).numpy(), a.astype(np.int16))
+
+
 def test_casts_and_bool() -> None:
     a = rand(4, 4) * 10
     np.testing.assert_array_equal(on(a).cast(dtypes.int32).numpy(), a.astype(np.int32))
@@ -262,6 +264,8 @@ def test_copies_between_devices(other: str) -> None:
     a = rand(3, 5)
     there = on(a).to(f"MODRT:{other}")
     close((there * 2).to(DEVICE), a * 2)
+    odd = np.arange(5, dtype=np.int8)  # 5 bytes: whole 32-bit words on webgpu, not elsewhere
+    np.testing.assert_array_equal(Tensor(odd, device=DEVICE).to(f"MODRT:{other}").to(DEVICE).numpy(), odd)
 
 
 def test_beam_search_times_kernels_on_this_device() -> None:
