@@ -2,13 +2,13 @@
 
 One tinygrad device per modrt backend and device index:
 
-    MODRT:opencl  MODRT:opencl:1  MODRT:webgpu  MODRT:cpu
+    MODRT:opencl  MODRT:opencl:1  MODRT:webgpu  MODRT:cpu  MODRT:cuda
 
 `DEV=MODRT:opencl` makes tinygrad's default device `MODRT` with the target
 renderer `OPENCL`; the plain `MODRT` device (and `MODRT:<n>`, which tinygrad
 uses for device n of the default) takes its backend from that renderer, its
 index from the target's arch (`DEV=MODRT:opencl:1`), or, with neither, the first
-of opencl, webgpu, cpu that has a device here.
+of cuda, opencl, webgpu, cpu that has a device here.
 
 The pieces:
 - memory: each tinygrad buffer is a modrt tensor of bytes (uint8); a kernel
@@ -17,8 +17,9 @@ The pieces:
 - copies: host<->device with the tensor's copy functions; device to device
   with modrt's tensor copy (across backends modrt stages it through host);
 - renderers: tinygrad's own, as they emit (OpenCL C for opencl, WGSL for
-  webgpu, tinygrad's C for cpu, compiled by clang: it uses clang's vector
-  extensions; `CC` chooses another compiler);
+  webgpu, CUDA C++ for cuda, for the device's sm_XY, tinygrad's C for cpu,
+  compiled by clang: it uses clang's vector extensions; `CC` chooses another
+  compiler);
 - compile: `modrt.compile` of the rendered source, with a signature made from
   what tinygrad knows of the kernel (its buffers' element types, its
   variables); it runs when tinygrad makes the Program, where that is known;
@@ -26,7 +27,8 @@ The pieces:
   `wait=True` times it with modrt events on the device's clock, or on the
   host between device syncs where the stream has no device timestamps;
 - no buffer views, like tinygrad's own CL and WEBGPU devices (see _views.py);
-- TinyJit replays kernel by kernel: no tinygrad graph on modrt.Graph yet.
+- graph: TinyJit's batches of kernels replay as one modrt.Graph each, with
+  the jitted function's input buffers rebound per call (see graph.py).
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from tinygrad.codegen.opt import tc
 from tinygrad.device import BufferSpec, Compiled, Compiler, LRUAllocator, TinyELF
 from tinygrad.dtype import DType, dtypes
 from tinygrad.helpers import DEV
-from tinygrad.renderer.cstyle import ClangRenderer, OpenCLRenderer
+from tinygrad.renderer.cstyle import ClangRenderer, CStyleLanguage, CUDARenderer, OpenCLRenderer
 from tinygrad.renderer.wgsl import WGSLRenderer
 
 import modrt
@@ -54,7 +57,7 @@ from . import _views
 
 DEVICE_NAME = "MODRT"
 # The backends a MODRT device can run on, in the order a plain `MODRT` picks one.
-BACKENDS = ("opencl", "webgpu", "cpu")
+BACKENDS = ("cuda", "opencl", "webgpu", "cpu")
 
 
 def parse_device(device: str) -> tuple[str, int]:
@@ -148,7 +151,8 @@ def _dl_dtype(name: str) -> _DLDataType:
 
 
 class ModrtBuffer:
-    """A tinygrad buffer: `nbytes` bytes of a modrt uint8 tensor, and the typed
+    """A tinygrad buffer: `nbytes` bytes of a modrt uint8 tensor (on webgpu
+    rounded up to whole 32-bit words, see ModrtAllocator), and the typed
     tensors over the same memory that kernels have taken it as."""
 
     __slots__ = ("storage", "nbytes", "_typed")
@@ -167,13 +171,14 @@ class ModrtBuffer:
     def _reexport(self, dtype: str) -> modrt.Tensor:
         dl = _dl_dtype(dtype)
         itemsize = dl.bits // 8
-        if self.nbytes % itemsize:
-            raise ValueError(f"a buffer of {self.nbytes} bytes is not a whole number of {dtype}")
+        size = self.storage.shape[0]
+        if size % itemsize:
+            raise ValueError(f"a buffer of {size} bytes is not a whole number of {dtype}")
         # The storage's own DLPack export keeps it alive until the new tensor
         # goes; only its description changes (modrt copies the shape on import).
         capsule = self.storage.__dlpack__()
         managed = _DLManagedTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
-        shape = (ctypes.c_int64 * 1)(self.nbytes // itemsize)
+        shape = (ctypes.c_int64 * 1)(size // itemsize)
         managed.dl_tensor.dtype = dl
         managed.dl_tensor.ndim = 1
         managed.dl_tensor.shape = shape
@@ -183,10 +188,14 @@ class ModrtBuffer:
 
 class ModrtAllocator(LRUAllocator["ModrtDevice"]):
     def _alloc(self, size: int, options: BufferSpec) -> ModrtBuffer:
-        return ModrtBuffer(modrt.empty((size,), "uint8", self.dev.modrt_device), size)
+        # tinygrad's WGSL keeps bool, 8- and 16-bit elements packed in u32
+        # words: a kernel takes such a buffer as whole words (as tinygrad's
+        # own WEBGPU device allocates it).
+        storage = -(-size // 4) * 4 if self.dev.backend == "webgpu" else size
+        return ModrtBuffer(modrt.empty((storage,), "uint8", self.dev.modrt_device), size)
 
     def _copyin(self, dest: ModrtBuffer, src: memoryview) -> None:
-        dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes))
+        dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes), offset=0)
 
     def _copyout(self, dest: memoryview, src: ModrtBuffer) -> None:
         src.storage.copyto(np.frombuffer(dest, dtype=np.uint8))
@@ -195,8 +204,14 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
         self, dest: ModrtBuffer, src: ModrtBuffer, sz: int, src_dev: ModrtDevice, dest_dev: ModrtDevice
     ) -> None:
         # Any two modrt devices: device to device on one backend, staged
-        # through host memory by modrt across backends.
-        dest.storage.copyfrom(src.storage)
+        # through host memory by modrt across backends; through host here
+        # where one side is rounded up to whole words and the other is not.
+        if dest.storage.shape == src.storage.shape:
+            dest.storage.copyfrom(src.storage)
+            return
+        staged = np.empty(sz, dtype=np.uint8)
+        src.storage.copyto(staged)
+        dest.storage.copyfrom(staged, offset=0)
 
 
 # ---- renderers and compile ------------------------------------------------
@@ -234,7 +249,23 @@ class ModrtCRenderer(ClangRenderer):
         self.compiler = ModrtCompiler()
 
 
-RENDERERS = {"opencl": ModrtOpenCLRenderer, "webgpu": ModrtWGSLRenderer, "cpu": ModrtCRenderer}
+class ModrtCUDARenderer(CUDARenderer):
+    """tinygrad's CUDA C++ for the target's arch (`sm_XY`), compiled by
+    modrt (NVRTC or nvcc) rather than by tinygrad's own NVRTC binding, which
+    CUDARenderer's constructor would open."""
+
+    def __init__(self, target: Any) -> None:
+        CStyleLanguage.__init__(self, target)
+        self.compiler = ModrtCompiler()
+        self.tensor_cores = tc.get_cuda(target.arch)
+
+
+RENDERERS = {
+    "cuda": ModrtCUDARenderer,
+    "opencl": ModrtOpenCLRenderer,
+    "webgpu": ModrtWGSLRenderer,
+    "cpu": ModrtCRenderer,
+}
 
 _GRID_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z")
 _CC_LOCK = threading.Lock()
@@ -249,7 +280,23 @@ def kernel_signature(backend: str, obj: TinyELF) -> tuple[str, list[str]]:
     return f"{obj.name}({args}{tags})", buffers
 
 
-def _compile(backend: str, source: str, signature: str) -> modrt.Module:
+def buffer_dtypes(signature: str) -> list[str]:
+    """The element types of the buffer arguments in modrt signature
+    `signature`, in order ("f(float32 x, const uint32* a; ...)" -> ["uint32"])."""
+    args = signature[signature.index("(") + 1 :].split(";")[0].rstrip(")")
+    return [a.split("*")[0].split()[-1] for a in args.split(",") if "*" in a]
+
+
+def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
+    """modrt's module of tinygrad kernel `obj` as rendered for `backend`."""
+    source = obj.lib.decode()
+    if backend == "webgpu":
+        # modrt reads the interface from the shader (tinygrad's INFINITY
+        # uniform first, then its buffers and variables; the workgroup size).
+        return modrt.compile(source, "webgpu")
+    signature, _ = kernel_signature(backend, obj)
+    if backend == "cuda":
+        return modrt.compile(source, modrt.target.Target("cuda", arch=arch), [signature])
     if backend != "cpu" or "CC" in os.environ:
         return modrt.compile(source, backend, [signature])
     # tinygrad's C uses clang's vector extensions (ext_vector_type).
@@ -264,12 +311,14 @@ def _compile(backend: str, source: str, signature: str) -> modrt.Module:
 class ModrtProgram:
     def __init__(self, dev: ModrtDevice, obj: TinyELF) -> None:
         self.dev, self.name = dev, obj.name
-        signature, self.buffer_dtypes = kernel_signature(dev.backend, obj)
-        # WGSL: modrt reads the interface from the shader (tinygrad's INFINITY
-        # uniform first, then its buffers and variables; the workgroup size).
+        # WGSL: tinygrad's INFINITY uniform comes first.
         self.leading: tuple[float, ...] = (float("inf"),) if dev.backend == "webgpu" else ()
-        source = obj.lib.decode()
-        self.module = modrt.compile(source, "webgpu") if self.leading else _compile(dev.backend, source, signature)
+        self.module = compile_kernel(dev.backend, dev.arch or "", obj)
+        if dev.backend == "webgpu":
+            # The shader's own element types (packed small dtypes are u32 words).
+            self.buffer_dtypes = buffer_dtypes(self.module.signature(obj.name))
+        else:
+            _, self.buffer_dtypes = kernel_signature(dev.backend, obj)
         self.function = self.module[obj.name]
         self.grid, self.blocks = dev.backend != "cpu", dev.backend != "webgpu"
 
@@ -305,7 +354,11 @@ class ModrtDevice(Compiled):
             raise RuntimeError(
                 f"{device}: modrt {self.backend}({index}) does not exist: {self.modrt_device.unavailable_reason}"
             )
-        super().__init__(device, ModrtAllocator(self), [RENDERERS[self.backend]], ModrtProgram, arch=self._arch())
+        from .graph import ModrtGraph  # imports tinygrad's JIT, which needs tinygrad.device complete
+
+        super().__init__(
+            device, ModrtAllocator(self), [RENDERERS[self.backend]], ModrtProgram, graph=ModrtGraph, arch=self._arch()
+        )
         self.device_id = index
         self.device_timing = True  # until a stream says it has no device timestamps
 
@@ -315,6 +368,8 @@ class ModrtDevice(Compiled):
             return f"{platform.machine()},native"
         if self.backend == "opencl":
             return ",".join(_opencl_extensions(self.modrt_device))
+        if self.backend == "cuda":
+            return cuda_arch(self.modrt_device.compute_version)
         return ""
 
     def _select_renderer(self) -> Any:
@@ -350,6 +405,12 @@ class ModrtDevice(Compiled):
             except RuntimeError:  # this device's streams have no device timestamps
                 self.device_timing = False
         return host
+
+
+def cuda_arch(compute_version: str) -> str:
+    """tinygrad's and NVRTC's arch name (sm_90) of a compute capability ("9.0")."""
+    major, _, minor = compute_version.partition(".")
+    return f"sm_{major}{minor}"
 
 
 # tinygrad's OpenCL renderer emits double only where the target's arch names

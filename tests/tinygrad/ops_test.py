@@ -8,6 +8,7 @@ tinygrad's renderer for the backend, compiles and launches them through modrt.
 from __future__ import annotations
 
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -17,17 +18,13 @@ import modrt
 
 tinygrad_testing.setup()
 
+from modrt_tinygrad.graph import graph_runners  # noqa: E402
 from tinygrad import Device, Tensor, TinyJit, Variable, dtypes  # noqa: E402
 from tinygrad.helpers import Context  # noqa: E402
+from tinygrad.uop.ops import UOp  # noqa: E402
 
 DEVICE = os.environ["MODRT_TINYGRAD_DEVICE"]
 
-# tinygrad's WGSL keeps bool, 8- and 16-bit buffers packed in u32 words (and
-# f16 needs shader-f16); the device hands kernels buffers of their tinygrad
-# dtype, which modrt's reflection of those shaders does not accept yet.
-WEBGPU_PACKED = pytest.mark.xfail(
-    DEVICE.startswith("MODRT:webgpu"), strict=True, reason="WGSL packed small dtypes: not yet on MODRT:webgpu"
-)
 RNG = np.random.default_rng(0)
 
 
@@ -84,7 +81,6 @@ def test_unary(op: str) -> None:
     close(ours(on(a)), theirs(a), 1e-3)
 
 
-@WEBGPU_PACKED
 def test_where_and_comparisons() -> None:
     a, b = rand(6, 6), rand(6, 6)
     close((on(a) < on(b)).where(on(a), on(b)), np.where(a < b, a, b))
@@ -157,9 +153,9 @@ def test_gather_by_index() -> None:
     "dtype,np_dtype",
     [
         (dtypes.int32, np.int32),
-        pytest.param(dtypes.uint8, np.uint8, marks=WEBGPU_PACKED),
-        pytest.param(dtypes.int16, np.int16, marks=WEBGPU_PACKED),
-        pytest.param(dtypes.float16, np.float16, marks=WEBGPU_PACKED),
+        (dtypes.uint8, np.uint8),
+        (dtypes.int16, np.int16),
+        (dtypes.float16, np.float16),
     ],
 )
 def test_dtypes(dtype: object, np_dtype: type) -> None:
@@ -172,7 +168,16 @@ def test_dtypes(dtype: object, np_dtype: type) -> None:
     np.testing.assert_array_equal(t.sum(axis=1).numpy(), a.sum(axis=1, dtype=t.sum(axis=1).numpy().dtype))
 
 
-@WEBGPU_PACKED
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_small_dtypes_of_odd_length(n: int) -> None:
+    """Buffers of a few bytes (WebGPU: packed into whole 32-bit words)."""
+    a = (np.arange(n) - 2).astype(np.int8)
+    t = Tensor(a, device=DEVICE)
+    np.testing.assert_array_equal((t * 3).numpy(), a * 3)
+    np.testing.assert_array_equal((t > 0).numpy(), a > 0)
+    np.testing.assert_array_equal(t.cast(dtypes.int16).numpy(), a.astype(np.int16))
+
+
 def test_casts_and_bool() -> None:
     a = rand(4, 4) * 10
     np.testing.assert_array_equal(on(a).cast(dtypes.int32).numpy(), a.astype(np.int32))
@@ -200,6 +205,46 @@ def test_jit_replays_with_new_inputs() -> None:
         close(step(on(x), on(w)), np.maximum(x @ w, 0).sum(axis=1), 1e-3)
 
 
+def test_jit_replays_through_one_modrt_graph() -> None:
+    """After capture, each call replays the kernels as one modrt.Graph, with
+    this call's input buffers bound in place of the captured ones."""
+
+    @TinyJit
+    def step(x: Tensor, y: Tensor) -> Tensor:
+        z = (x * y + 1).contiguous()
+        return (z - z.max(axis=1, keepdim=True)).exp().sum(axis=1).realize()
+
+    calls = 5
+    for _ in range(calls):
+        x, y = rand(4, 16), rand(4, 16)
+        z = x * y + 1
+        close(step(on(x), on(y)), np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1), 1e-4)
+    (runner,) = graph_runners(step)
+    assert len(runner.calls) >= 2
+    # Call 1 runs eagerly, call 2 captures and replays, calls 3.. replay.
+    assert (runner.captures, runner.replays) == (1, calls - 1)
+
+
+def test_jit_graph_records_again_for_new_variable_values() -> None:
+    """modrt.Graph rebinds buffers, not scalars: a symbolic batch is recorded
+    once per distinct variable value and replayed for a value seen before."""
+
+    @TinyJit
+    def step(a: Tensor, b: Tensor, n: UOp) -> tuple[Tensor, Tensor]:
+        x, y = a[:, :n], b[:, :n]
+        return (x * y).sum(axis=1).realize(), (x + y).max(axis=1).realize()
+
+    sizes = (3, 5, 3, 7, 5)
+    for n in sizes:
+        a, b = rand(3, 10), rand(3, 10)
+        dot, peak = step(on(a), on(b), Variable("n", 1, 10).bind(n))
+        close(dot, (a[:, :n] * b[:, :n]).sum(axis=1))
+        close(peak, (a[:, :n] + b[:, :n]).max(axis=1))
+    (runner,) = graph_runners(step)
+    # Captured at call 2 (n=5); 3, 7 are new values after it, the rest repeat.
+    assert (runner.captures, runner.replays) == (3, len(sizes) - 1)
+
+
 def test_a_gradient_step() -> None:
     x, w = rand(5, 3), rand(3, 2)
     tw = Tensor(w, device=DEVICE)  # backward fills .grad of every float tensor it reaches
@@ -214,9 +259,13 @@ def test_copies_between_devices(other: str) -> None:
     """To another modrt backend (or another tinygrad device on the same one) and back."""
     if not modrt.device(other).exist:
         pytest.skip(f"modrt has no {other} device here")
+    if other == "cpu" and "CC" not in os.environ and shutil.which("clang") is None:
+        pytest.skip("MODRT:cpu compiles tinygrad's C with clang (its vector extensions), which is not installed here")
     a = rand(3, 5)
     there = on(a).to(f"MODRT:{other}")
     close((there * 2).to(DEVICE), a * 2)
+    odd = np.arange(5, dtype=np.int8)  # 5 bytes: whole 32-bit words on webgpu, not elsewhere
+    np.testing.assert_array_equal(Tensor(odd, device=DEVICE).to(f"MODRT:{other}").to(DEVICE).numpy(), odd)
 
 
 def test_beam_search_times_kernels_on_this_device() -> None:

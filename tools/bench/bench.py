@@ -675,7 +675,7 @@ ROW_SPECS: dict[str, InProcessRow] = {
                 case="tinygrad-cl-mlp-step",
             )
         ],
-        note="The JIT replays kernel by kernel on both sides (neither device has a graph in tinygrad 0.14 here).",
+        note="MODRT replays each JIT batch as one modrt.Graph; tinygrad's CL device replays kernel by kernel.",
     ),
     "tinygrad-conv-forward": InProcessRow(
         what="jitted forward pass of a small conv net (2 conv, max-pool, linear; 8x1x28x28) in tinygrad, PoCL",

@@ -16,13 +16,15 @@
 #   tools/gpu/cuda_wheels.sh                stage if needed, then run
 #
 # Options: --stage DIR (default tools/gpu/wheel_stage), --python PYTHON (run
-# side, default python3). MODRT_GPU_PYTHONS (stage side, default "3.12") lists
-# the CPython versions to stage numpy for. The stage holds the modrt and
-# modrt-cuda wheels, numpy/absl-py/pytest wheels for those versions, NVRTC
-# (libnvrtc.so.12 and its builtins, xz-compressed: the stage stays under 64
-# MiB), the test files and a MANIFEST. A toolkit's own NVRTC on the GPU
-# machine is preferred (its PTX matches the driver's age); MODRT_NVRTC_LIBRARY
-# picks one.
+# side, default python3). The stage holds the modrt, modrt-cuda and
+# modrt-tinygrad wheels, absl-py, the pinned tinygrad wheel (pure Python) and
+# tinygrad's test_tiny.py from its sdist, the CUDA header wheels, NVRTC
+# (libnvrtc.so.12 and its builtins, xz-compressed), the test files and a
+# MANIFEST; it must stay under the 64 MiB a GPU machine's copy takes, so
+# numpy and pytest are not staged: the venv sees the run side's own
+# (--system-site-packages), and the run side needs both installed. A
+# toolkit's own NVRTC on the GPU machine is preferred (its PTX matches the
+# driver's age); MODRT_NVRTC_LIBRARY picks one.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -57,18 +59,29 @@ do_stage() {
   say "building the wheels (tools/bazel build //python:wheels)"
   (cd "${workspace}" && tools/bazel build //python:wheels) || die "tools/bazel build //python:wheels"
   rm -rf "${stage}"
-  mkdir -p "${stage}/wheels" "${stage}/nvrtc" "${stage}/tests"
-  cp -L "${workspace}"/bazel-bin/python/wheels/modrt-*.whl "${workspace}"/bazel-bin/python/wheels/modrt_cuda-*.whl \
-    "${stage}/wheels/"
+  mkdir -p "${stage}/wheels" "${stage}/nvrtc" "${stage}/tests/tinygrad" "${stage}/tinygrad"
+  local built="${workspace}/bazel-bin/python/wheels"
+  cp -L "${built}"/modrt-*.whl "${built}"/modrt_cuda-*.whl "${built}"/modrt_tinygrad-*.whl "${stage}/wheels/"
   local cert=/etc/ssl/certs/ca-certificates.crt
   [[ -f "${cert}" ]] && export PIP_CERT="${PIP_CERT:-${cert}}"
-  local version
-  for version in ${MODRT_GPU_PYTHONS:-3.12}; do
-    say "downloading numpy, absl-py and pytest for CPython ${version}"
-    python3 -m pip download --quiet --disable-pip-version-check --only-binary=:all: --python-version "${version}" \
-      --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-      -d "${stage}/wheels" numpy absl-py pytest || die "pip download for CPython ${version}"
-  done
+  # modrt's absl-py (pure Python); numpy and pytest are the run side's own.
+  say "downloading absl-py"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "${stage}/wheels" absl-py || die "pip download absl-py"
+  # MODRT:cuda: tinygrad (pure Python, the version modrt_tinygrad is tested
+  # against), its own test_tiny.py and modrt's op sweep (wheel_session.sh).
+  local tinygrad_version
+  tinygrad_version="$(sed -n 's/^TINYGRAD_VERSION = "\(.*\)"$/\1/p' "${workspace}/python/modrt_tinygrad/__init__.py")"
+  [[ -n "${tinygrad_version}" ]] || die "no TINYGRAD_VERSION in python/modrt_tinygrad/__init__.py"
+  say "downloading tinygrad==${tinygrad_version} and its test_tiny.py (sdist)"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "${stage}/wheels" "tinygrad==${tinygrad_version}" || die "pip download tinygrad==${tinygrad_version}"
+  local sdist test_tiny
+  sdist="$(mktemp -d)"
+  test_tiny="$("${workspace}/tools/tinygrad_tests.sh" "${sdist}")" || die "tools/tinygrad_tests.sh"
+  cp "${test_tiny}" "${stage}/tinygrad/"
+  rm -rf "${sdist}"
+  cp "${workspace}"/tests/tinygrad/{ops_test.py,tinygrad_testing.py} "${stage}/tests/tinygrad/"
   say "downloading ${nvrtc_pin} and keeping libnvrtc, xz-compressed"
   local tmp
   tmp="$(mktemp -d)"
@@ -111,14 +124,18 @@ install() {
     die "$("${python}" --version 2>&1): modrt's wheel needs CPython >= 3.10"
   local venv="${TMPDIR:-/tmp}/modrt-cuda-wheels-venv"
   rm -rf "${venv}"
+  "${python}" -c 'import numpy, pytest' 2>/dev/null ||
+    die "$("${python}" --version 2>&1) has no numpy or no pytest: the stage carries neither (64 MiB); pip install numpy pytest"
   local args=(install --quiet --disable-pip-version-check --no-index --find-links "${stage}/wheels"
-    modrt modrt-cuda numpy pytest)
-  if "${python}" -m venv "${venv}" >&2 2>/dev/null && "${venv}/bin/python" -m pip --version >/dev/null 2>&1; then
+    modrt modrt-cuda)
+  # numpy and pytest: the run side's own, seen through --system-site-packages.
+  if "${python}" -m venv --system-site-packages "${venv}" >&2 2>/dev/null &&
+    "${venv}/bin/python" -m pip --version >/dev/null 2>&1; then
     "${venv}/bin/python" -m pip "${args[@]}" >&2 || die "pip install from ${stage}/wheels"
   else
     # No ensurepip (Debian without python3-venv): a venv without pip, filled by the system pip.
     rm -rf "${venv}"
-    "${python}" -m venv --without-pip "${venv}" || die "${python} -m venv"
+    "${python}" -m venv --system-site-packages --without-pip "${venv}" || die "${python} -m venv"
     "${python}" -m pip --python "${venv}/bin/python" "${args[@]}" >&2 ||
       die "neither the venv nor ${python} has a pip that can install the wheels"
   fi
@@ -181,6 +198,32 @@ dev = modrt.device("cuda")
 assert not dev.exist and "libcuda" in dev.unavailable_reason, dev.unavailable_reason
 print(f"cuda_wheels: rehearsal passed: the staged NVRTC compiled {len(ptx)} bytes of PTX; "
       f"no GPU here ({dev.unavailable_reason[:60]}...)", file=sys.stderr)
+EOF
+  # MODRT:cuda from the staged tinygrad wheels: its CUDA (half: cuda_fp16.h
+  # from the staged header wheels) compiles with the staged NVRTC, and the
+  # device says why it cannot open.
+  "${vpython}" -m pip install --quiet --disable-pip-version-check --no-index --find-links "${stage}/wheels" \
+    modrt-tinygrad >&2 || die "pip install modrt-tinygrad from ${stage}/wheels"
+  env -u PYTHONPATH "${vpython}" - <<'EOF'
+import sys
+from modrt_tinygrad.device import ModrtCUDARenderer, compile_kernel
+from tinygrad import Device, Tensor, dtypes
+from tinygrad.codegen import to_program
+from tinygrad.helpers import Target
+from tinygrad.uop.ops import Ops
+renderer = ModrtCUDARenderer(Target("MODRT:cuda", "CUDA", "sm_90"))
+out = (Tensor.empty(64, dtype=dtypes.half, device="NULL") * 3).cast(dtypes.float32).contiguous()
+calls = [c for c in out.linear_with_vars()[0].src if c.src[0].op is Ops.SINK]
+for call in calls:
+    ptx = compile_kernel("cuda", "sm_90", to_program(call.src[0], renderer).to_elf()).inspect_source("ptx")
+    assert ".target sm_90" in ptx, ptx[:300]
+try:
+    Device["MODRT:cuda"]
+    sys.exit("cuda_wheels: MODRT:cuda opened on a machine without a GPU")
+except RuntimeError as e:
+    assert "libcuda" in str(e), e
+    print(f"cuda_wheels: rehearsal passed: tinygrad's CUDA for MODRT:cuda compiled ({len(calls)} kernel(s), half); "
+          f"the device refuses here: {str(e)[:80]}...", file=sys.stderr)
 EOF
 }
 

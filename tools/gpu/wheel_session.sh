@@ -3,9 +3,11 @@
 # in one command, from the wheel stage (tools/gpu/cuda_wheels.sh --stage-only,
 # copied along): the CUDA end-to-end tests from a venv of the wheels, then,
 # from the machine's own python3 (which has PyTorch and CuPy) with the modrt
-# wheels installed beside it, the DLPack round trips and the CUDA benchmark
-# rows (modrt vs CuPy vs a bare cuLaunchKernel loop). Logs and the benchmark
-# report go to OUT; the exit status is the number of steps that failed.
+# wheels installed beside it, the DLPack round trips, the CUDA benchmark
+# rows (modrt vs CuPy vs a bare cuLaunchKernel loop), and tinygrad on
+# MODRT:cuda (tinygrad's own test_tiny.py, then modrt's op sweep). Logs and
+# the benchmark report go to OUT; the exit status is the number of steps
+# that failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -46,5 +48,19 @@ MODRT_NVRTC_LIBRARY="$(ls /tmp/modrt-cuda-wheels-venv/lib/python3*/site-packages
 step dlpack env PYTHONPATH="${site}" python3 -m pytest -p no:cacheprovider -v -rs tools/gpu/dlpack_gpu_test.py
 step bench env PYTHONPATH="${site}" python3 tools/bench/bench.py cuda --python python3 --modrt-path "${site}" \
   --no-install --out "${out}/bench"
+
+# tinygrad on MODRT:cuda: the pinned tinygrad and modrt-tinygrad (which puts
+# tinygrad/runtime/ops_modrt.py into tinygrad's package, so DEV=MODRT:cuda
+# needs no other step) with the CUDA header wheels (cuda_fp16.h for half).
+tinygrad_site=/tmp/modrt-tinygrad-site
+rm -rf "${tinygrad_site}"
+python3 -m pip install --quiet --no-index --no-deps --target "${tinygrad_site}" "${stage}"/wheels/modrt-*.whl \
+  "${stage}"/wheels/modrt_cuda-*.whl "${stage}"/wheels/modrt_tinygrad-*.whl "${stage}"/wheels/tinygrad-*.whl \
+  "${stage}"/wheels/nvidia_cuda_runtime_cu12-*.whl "${stage}"/wheels/nvidia_cuda_cccl_cu12-*.whl ||
+  failed=$((failed + 1))
+step tinygrad-tiny env PYTHONPATH="${tinygrad_site}" DEV=MODRT:cuda timeout 300 python3 -m pytest -p no:cacheprovider \
+  -v -rs "${stage}/tinygrad/test_tiny.py"
+step tinygrad-ops env PYTHONPATH="${tinygrad_site}" MODRT_TINYGRAD_DEVICE=MODRT:cuda timeout 300 python3 -m pytest \
+  -p no:cacheprovider -v -rs "${stage}/tests/tinygrad/ops_test.py"
 echo "wheel_session: ${failed} step(s) failed"
 exit "${failed}"
