@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import modrt
-from modrt import _compile
+import modrt.backend
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.environ.get("MODRT_CORPUS_TARGET", "opencl")
@@ -38,7 +38,7 @@ LAUNCH_TAGS = "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, thr
 
 # modrt.compile without signatures: the kernel is the interface (issue 26,
 # item 1), where the target's hook registers a reflector for its format.
-REFLECTION = TARGET in _compile._REFLECTORS
+REFLECTION = getattr(modrt.backend.record(TARGET), "reflector", None) is not None
 
 TINYGRAD_WGSL = (
     "tinygrad's WGSL binds a `var<uniform> INFINITY: f32` at @binding(0), its buffers at 1..n and one "
