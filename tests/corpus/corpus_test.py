@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cases import make_input
 
 import modrt
 import modrt.backend
@@ -96,14 +97,6 @@ def manifests() -> list[str]:
 
 def case_id(path: str) -> str:
     return "/".join(os.path.relpath(os.path.dirname(path), HERE).split(os.sep)[:2])
-
-
-def make_input(recipe: dict[str, Any]) -> np.ndarray:
-    """The seeded input of a recipe; generate.py has the same function."""
-    rng = np.random.default_rng(recipe["seed"])
-    if "low" in recipe:
-        return rng.integers(recipe["low"], recipe["high"], recipe["shape"]).astype(recipe["dtype"])
-    return rng.standard_normal(recipe["shape"]).astype(recipe["dtype"])
 
 
 def conv2d_nchw(x: np.ndarray, w: np.ndarray, padding: int) -> np.ndarray:
