@@ -26,7 +26,7 @@ import re
 
 from modrt import sdk
 
-from .source_check import CLANG_FLAGS, TOOL, find_clang, run_clang
+from . import source_check
 
 # OpenCL C scalar types, as clang spells them after typedefs, and their dtypes.
 SCALAR_TYPES = {
@@ -58,18 +58,21 @@ def _ast(source: str) -> dict | None:
     """clang's AST of `source`; None when there is no clang here, or the source
     does not parse and checks are off (then signatures are required). A source
     that does not parse is the CompileError the checks (source_check) raise."""
-    clang = find_clang()
+    clang = source_check.find_clang()
     if clang is None:
         return None
     names = re.findall(r"\b(?:__kernel|kernel)\s+void\s+(\w+)", source) or ["kernel"]
     shown = sdk.display_name(None, names[0], "cl")
-    rc, out, messages = run_clang(
-        clang, [*CLANG_FLAGS, "-fsyntax-only", "-fno-color-diagnostics", "-Xclang", "-ast-dump=json"], source, shown
+    rc, out, messages = source_check.run_clang(
+        clang,
+        [*source_check.CLANG_FLAGS, "-fsyntax-only", "-fno-color-diagnostics", "-Xclang", "-ast-dump=json"],
+        source,
+        shown,
     )
     if rc != 0:
         if not sdk.checks_enabled():
             return None
-        raise sdk.CompileError("opencl", names, shown, TOOL, messages)
+        raise sdk.CompileError("opencl", names, shown, source_check.TOOL, messages)
     return json.loads(out)
 
 
