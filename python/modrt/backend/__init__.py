@@ -28,7 +28,7 @@ from .._namespace import extend_path
 
 __path__ = extend_path(__path__, __name__)
 
-from .. import _ffi, _locate, _registry, _selection, _verify, _version
+from .. import _entry_points, _ffi, _locate, _registry, _selection, _verify, _version
 from .._registry import Backend, Reflector
 from ..runtime import Device, device_type_of
 
@@ -425,47 +425,8 @@ def _load_extra() -> None:
         warnings.warn(f"modrt: {path} not loaded: {e}", RuntimeWarning, stacklevel=2)
 
 
-def _some_distribution_declares_the_group() -> bool:
-    """A cheap scan of the sys.path directories' *.dist-info / *.egg-info
-    entry_points.txt files (and *.egg/EGG-INFO), so that importlib.metadata
-    (milliseconds to import) is imported only when some distribution may
-    declare the group. What it cannot scan cheaply (a zip file on sys.path, a
-    meta-path finder that finds distributions of its own) counts as "may":
-    it never hides a distribution that declares the group."""
-    from importlib.machinery import PathFinder
-
-    for finder in sys.meta_path:
-        if finder is not PathFinder and callable(getattr(finder, "find_distributions", None)):
-            return True
-    for entry in sys.path:
-        if not isinstance(entry, str):
-            return True
-        try:
-            names = os.listdir(entry or ".")
-        except NotADirectoryError:
-            return True  # a zip file (or some other importable file)
-        except OSError:
-            continue
-        for name in names:
-            if name.endswith((".dist-info", ".egg-info")):
-                path = os.path.join(entry, name, "entry_points.txt")
-            elif name.endswith(".egg"):
-                if os.path.isfile(os.path.join(entry, name)):
-                    return True  # a zipped egg
-                path = os.path.join(entry, name, "EGG-INFO", "entry_points.txt")
-            else:
-                continue
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    if ENTRY_POINT_GROUP in f.read():
-                        return True
-            except OSError:
-                continue
-    return False
-
-
 def _load_entry_points() -> None:
-    if not _some_distribution_declares_the_group():
+    if not _entry_points.some_distribution_declares(ENTRY_POINT_GROUP):
         return
     from importlib import metadata
 
