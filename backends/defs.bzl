@@ -236,6 +236,8 @@ def modrt_backend(
         srcs = hook_srcs,
         imports = ["python"],
         visibility = ["//visibility:public"],
+        # A hook imports modrt.sdk only (and its own modules).
+        deps = ["//python:sdk"],
     )
     if runtime_srcs == None:
         # No runtime DSO: never selected, whatever the flag says, so

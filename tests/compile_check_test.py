@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import modrt
-from modrt import _validate
+from modrt.backend.opencl import source_check as opencl_check
+from modrt.backend.webgpu import source_check as wgsl_check
 
 BINARY = Path(os.environ["TEST_SRCDIR"], "_main", "tools", "modrt")
 
@@ -187,7 +188,7 @@ def test_glsl_errors_are_compile_errors_naming_the_file():
 
 
 def test_without_clang_the_source_is_compiled_with_a_warning(monkeypatch):
-    monkeypatch.setattr(_validate, "_clang", lambda: None)
+    monkeypatch.setattr(opencl_check, "find_clang", lambda: None)
     if modrt.device("opencl").exist:
         pytest.skip("with an OpenCL device here the device build checks instead (runtime_test covers it)")
     with pytest.warns(modrt.SourceNotCheckedWarning, match="clang is not installed"):
@@ -196,8 +197,8 @@ def test_without_clang_the_source_is_compiled_with_a_warning(monkeypatch):
 
 def test_without_wgpu_the_source_is_compiled_with_a_warning(monkeypatch):
     monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")  # a real WebGPU module would be refused by wgpu
-    monkeypatch.setitem(_validate._WGPU, "device", None)
-    monkeypatch.setitem(_validate._WGPU, "why", "no adapter (a test double for a machine without one)")
+    monkeypatch.setitem(wgsl_check._WGPU, "device", None)
+    monkeypatch.setitem(wgsl_check._WGPU, "why", "no adapter (a test double for a machine without one)")
     with pytest.warns(modrt.SourceNotCheckedWarning, match="WGSL source is not checked.*no adapter"):
         # Valid source: where the WebGPU runtime is loaded it builds the shader at creation.
         modrt.compile(WGSL_GOOD, "webgpu", [WGSL_SIG])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import modrt
-from modrt import _compile
+from modrt import _registry
 from modrt._codegen import normalize_signature, parse_signature
 
 INC = "void inc(int* x, const int* step, int n) { for (int i = 0; i < n; ++i) x[i] += step[i]; }"
@@ -146,7 +146,8 @@ def test_keywords_need_names() -> None:
 def cpu_reflector(monkeypatch: pytest.MonkeyPatch) -> None:
     """A reflector for cpu that reads what a C compiler would (a stand-in:
     the real ones are the device targets')."""
-    monkeypatch.setitem(_compile._REFLECTORS, "cpu", lambda source: ["inc(int32* x, const int32* step, int32 n)"])
+    reflector = modrt.backend.Reflector(lambda source: ["inc(int32* x, const int32* step, int32 n)"])
+    monkeypatch.setitem(_registry._records, "cpu", modrt.backend.record("cpu").replace(reflector=reflector))
 
 
 @pytest.mark.usefixtures("cpu_reflector")

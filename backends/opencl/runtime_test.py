@@ -109,9 +109,9 @@ def test_build_errors_carry_the_build_log(dev):
 def test_compile_builds_on_the_device_too(dev, monkeypatch):
     # Without clang's front end (hidden here) the build on the device still
     # refuses the kernel at compile time, with the driver's log.
-    from modrt import _validate
+    from modrt.backend.opencl import source_check
 
-    monkeypatch.setattr(_validate, "_clang", lambda: None)
+    monkeypatch.setattr(source_check, "find_clang", lambda: None)
     with pytest.warns(modrt.SourceNotCheckedWarning, match="clang is not installed"):
         with pytest.raises(modrt.CompileError, match=r"(?s)\[OpenCL build on .*\].*'y'"):
             modrt.compile("__kernel void broken(__global float* x) { x[0] = y; }", "opencl", ["broken(float32*)"])

@@ -7,6 +7,9 @@ import os
 
 # Paths are strings here: pathlib costs milliseconds of import time.
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# Where wheels may be installed outside sys.path (pip --target): the
+# toolchain root installs them (wgpu, NVIDIA's) under /opt/modrt/pip.
+WHEEL_ROOTS: tuple[str, ...] = ("/opt/modrt/pip",)
 
 
 def package_root() -> str:

@@ -1,9 +1,14 @@
 """Signature text, parsed by the core: what the codegen side and calls by
-keyword both read. Depends on nothing but the FFI, so `modrt.runtime` can use
-it without importing the codegen helpers (which import `modrt.runtime`)."""
+keyword both read, and the check of a given signature against the one a
+kernel declares. Depends on nothing but the FFI (and the error it raises), so
+`modrt.runtime` can use it without importing the codegen helpers (which import
+`modrt.runtime`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ._compile_errors import SignatureError
 from ._ffi import call
 
 
@@ -52,3 +57,47 @@ def parse_signature(signature: str) -> tuple[str, list[Arg], list[str]]:
         args.append(Arg(dtype.rstrip("*"), is_buffer, arg_name, read_only, launch_tag))
     tags = [t.strip() for t in tag_text.split(",") if t.strip()]
     return name, args, tags
+
+
+def _mismatch(given: Arg, kernel: Arg, fits: Callable[[str], bool] | None = None) -> str:
+    """What differs between one given argument and the kernel's, or "".
+    `fits(dtype)`: whether the format binds a buffer of that dtype here
+    besides the kernel's own element type (packed data)."""
+    if given.is_buffer != kernel.is_buffer:
+        kinds = ["buffer" if a.is_buffer else "scalar" for a in (given, kernel)]
+        return f"is a {kinds[0]} in the signature, a {kinds[1]} in the kernel"
+    if given.dtype != kernel.dtype and not (given.is_buffer and fits is not None and fits(given.dtype)):
+        what = "buffer element type" if given.is_buffer else "scalar type"
+        return f"has {what} {given.dtype} in the signature, {kernel.dtype} in the kernel"
+    if given.name and kernel.name and given.name != kernel.name:
+        return f"is named '{given.name}' in the signature, '{kernel.name}' in the kernel"
+    if given.read_only and kernel.is_buffer and not kernel.read_only:
+        return "is const in the signature, but the kernel may write it"
+    return ""
+
+
+def check_signature(kind: str, given: str, kernel: str, buffer_fits: Callable[[str, int], bool] | None = None) -> str:
+    """`given` checked against the kernel's signature `kernel` (SignatureError
+    showing both when they differ in argument count, buffer element types,
+    scalar types, or names where both have them); returns the signature the
+    module keeps: the given one, with the kernel's names and const markers
+    where it has none. `buffer_fits(dtype, index)`: the reflector's rule for
+    buffer element types other than the kernel's own (see register)."""
+    name, given_args, tags = parse_signature(given)
+    _, kernel_args, _ = parse_signature(kernel)
+    if len(given_args) != len(kernel_args):
+        raise SignatureError(
+            kind, given, kernel, f"{len(given_args)} arguments in the signature, {len(kernel_args)} in the kernel"
+        )
+    for i, (g, k) in enumerate(zip(given_args, kernel_args)):
+        fits = (lambda dtype, i=i: buffer_fits(dtype, i)) if buffer_fits is not None else None
+        why = _mismatch(g, k, fits)
+        if why:
+            raise SignatureError(kind, given, kernel, f"argument {i} ('{g.name or k.name}') {why}")
+        g.name = g.name or k.name
+        g.read_only = g.read_only or k.read_only
+    if "dyn_shared_mem" in parse_signature(kernel)[2] and "dyn_shared_mem" not in tags:
+        raise SignatureError(
+            kind, given, kernel, "the kernel takes dynamic shared memory; the signature has no dyn_shared_mem"
+        )
+    return f"{name}({', '.join(str(a) for a in given_args)}{'; ' if tags else ''}{', '.join(tags)})"

@@ -11,12 +11,14 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Union
 
-from ._ffi import call
+from ._ffi import Object, call
 
-if TYPE_CHECKING:
-    from .runtime import Module  # annotations only: modrt.runtime imports this module
+# The modules this file reads and writes are the core's module objects
+# (modrt.Module, which modrt.runtime defines on top of this layer: it imports
+# this module for Module.export and load_module, never the reverse).
+ModuleObject = Object
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -139,12 +141,12 @@ def _read(path: PathLike) -> bytes:
         return f.read()
 
 
-def save(module: Module) -> bytes:
+def save(module: ModuleObject) -> bytes:
     """The artifact bytes of `module` and, depth-first, its imports."""
     return call("artifact.save", module)
 
 
-def export(module: Module, path: PathLike) -> None:
+def export(module: ModuleObject, path: PathLike) -> None:
     _write(path, save(module))
 
 
@@ -169,13 +171,15 @@ def read_manifest(path: PathLike, trusted_keys: TrustedKeys | None = None) -> Ma
 
 def load_from_bytes(
     data: bytes, trusted_keys: TrustedKeys | None = None, allow_host_code: bool | None = None
-) -> Module:
+) -> ModuleObject:
     """`load_module` on bytes."""
     keys = _key_args(_resolve_keys(trusted_keys))
     return call("artifact.load_trusted", data, int(resolve_allow_host_code(allow_host_code)), *keys)
 
 
-def load_module(path: PathLike, trusted_keys: TrustedKeys | None = None, allow_host_code: bool | None = None) -> Module:
+def load_module(
+    path: PathLike, trusted_keys: TrustedKeys | None = None, allow_host_code: bool | None = None
+) -> ModuleObject:
     """Loads an artifact written by `Module.export`: integrity first, then the
     trust checks, then a real module for every entry (a kind with no runtime
     here is refused). Nothing is created or loaded before every check passed.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import _registry
 from .runtime import Device
 
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
@@ -43,23 +44,25 @@ def device_limits(dev: Device) -> dict[str, Any]:
     }
 
 
-TargetDetector = Callable[[Device], Target]
-_DETECTORS: dict[str, TargetDetector] = {}
+def register_device_target_detector(device_type: str, detector: Callable[[Device], Target]) -> None:
+    """Registers how to describe a device of `device_type` as a Target (the
+    `detect` field of its modrt.backend record)."""
+    _registry.update(device_type, detect=detector)
 
 
-def register_device_target_detector(device_type: str, detector: TargetDetector) -> None:
-    """Registers how to describe a device of `device_type` as a Target."""
-    _DETECTORS[device_type] = detector
+def _detector(kind: str) -> Callable[[Device], Target] | None:
+    record = _registry.get(kind)
+    return None if record is None else record.detect
 
 
 def detect_target_from_device(dev: Device | str) -> Target:
     """The target of an existing device. ValueError for a device type with no
     detector (naming the supported ones) or a device that does not exist."""
     if isinstance(dev, str):
-        if dev not in _DETECTORS:
+        if _detector(dev) is None:
             _unknown(dev)
         dev = Device(dev)
-    detector = _DETECTORS.get(dev.kind)
+    detector = _detector(dev.kind)
     if detector is None:
         _unknown(dev.kind)
     reason = dev.unavailable_reason
@@ -73,7 +76,9 @@ def detect_target_from_device(dev: Device | str) -> Target:
 
 
 def _unknown(kind: str) -> Any:
-    raise ValueError(f"no target detector for device type '{kind}'; supported: {', '.join(sorted(_DETECTORS))}")
+    supported = sorted(name for name, record in _registry.records().items() if record.detect is not None)
+    raise ValueError(f"no target detector for device type '{kind}'; supported: {', '.join(supported)}")
 
 
+# The host: every build describes its CPU the same way.
 register_device_target_detector("cpu", lambda dev: Target("cpu"))

@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cases import make_input
 
 import modrt
-from modrt import _compile
+import modrt.backend
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.environ.get("MODRT_CORPUS_TARGET", "opencl")
@@ -38,7 +39,7 @@ LAUNCH_TAGS = "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, thr
 
 # modrt.compile without signatures: the kernel is the interface (issue 26,
 # item 1), where the target's hook registers a reflector for its format.
-REFLECTION = TARGET in _compile._REFLECTORS
+REFLECTION = getattr(modrt.backend.record(TARGET), "reflector", None) is not None
 
 TINYGRAD_WGSL = (
     "tinygrad's WGSL binds a `var<uniform> INFINITY: f32` at @binding(0), its buffers at 1..n and one "
@@ -96,14 +97,6 @@ def manifests() -> list[str]:
 
 def case_id(path: str) -> str:
     return "/".join(os.path.relpath(os.path.dirname(path), HERE).split(os.sep)[:2])
-
-
-def make_input(recipe: dict[str, Any]) -> np.ndarray:
-    """The seeded input of a recipe; generate.py has the same function."""
-    rng = np.random.default_rng(recipe["seed"])
-    if "low" in recipe:
-        return rng.integers(recipe["low"], recipe["high"], recipe["shape"]).astype(recipe["dtype"])
-    return rng.standard_normal(recipe["shape"]).astype(recipe["dtype"])
 
 
 def conv2d_nchw(x: np.ndarray, w: np.ndarray, padding: int) -> np.ndarray:

@@ -7,7 +7,9 @@ import os
 import sys
 
 import bench
+import context
 import measure
+import process_rows
 import pytest
 import report
 
@@ -90,13 +92,13 @@ def test_c_floors_report_a_figure_or_why_not(tmp_path):
 
 
 def test_the_bench_builds_the_python_floor(tmp_path):
-    floors = bench.build_floors(sys.executable, tmp_path)
+    floors = context.build_floors(sys.executable, tmp_path)
     assert "nop_ext" not in floors.missing, floors.missing
     env = measure.python_env(extra={"MODRT_BENCH_FLOORS": str(tmp_path)})
     sample = measure.fresh_worker(sys.executable, "floor-nop", env, n=1000, scale=1e9)
     assert sample() > 0
     with pytest.raises(measure.Unavailable, match="was not built"):
-        bench.Floors(tmp_path, {"opencl_launch": "no cc"}).path("opencl_launch")
+        context.Floors(tmp_path, {"opencl_launch": "no cc"}).path("opencl_launch")
 
 
 def test_sides_take_turns_and_ratios_are_paired():
@@ -160,7 +162,7 @@ def test_execution_log_spawns_are_read_in_order(tmp_path):
         + json.dumps({"targetLabel": "//python:wheel", "mnemonic": "ModrtWheel", "inputs": [dso]})
         + json.dumps({"targetLabel": "//core:libmodrt_runtime.so", "mnemonic": "CppLink", "inputs": []})
     )
-    assert bench._executed_spawns(log) == [
+    assert process_rows._executed_spawns(log) == [
         ("//backends/opencl:libmodrt_runtime_opencl.so", "CppCompile", False),
         ("//backends/opencl:libmodrt_runtime_opencl.so", "CppLink", False),
         ("//python:wheel", "ModrtWheel", True),

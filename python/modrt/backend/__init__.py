@@ -3,6 +3,11 @@ out-of-tree backends found through the `modrt.backends` entry-point group.
 
 `modrt.backend` is a namespace: `modrt.backend.<x>` may come from this
 repository's backends/<x>/ or from any installed distribution.
+
+What a backend is, in Python, is one `Backend` record (codegen driver, target
+detector, source check, reflector, device facts): `register(Backend(...))`
+writes it, `record(name)` reads it. A hook's registration is written when its
+`register_backend()` (or entry point) returns; one that raises leaves nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +28,31 @@ from .._namespace import extend_path
 
 __path__ = extend_path(__path__, __name__)
 
-from .. import _ffi, _locate, _selection, _verify, _version
+from .. import _entry_points, _ffi, _locate, _registry, _selection, _verify, _version
+from .._registry import Backend, Reflector
+from ..runtime import Device, device_type_of
+
+__all__ = [
+    "Backend",
+    "BackendReport",
+    "Reflector",
+    "RuntimeStatus",
+    "autoload",
+    "failures",
+    "in_tree",
+    "is_loaded",
+    "load",
+    "load_plugin",
+    "load_runtime",
+    "loaded",
+    "record",
+    "records",
+    "register",
+    "register_codegen",
+    "register_in_tree",
+    "report",
+    "runtime_status",
+]
 
 ENTRY_POINT_GROUP = "modrt.backends"
 
@@ -99,20 +128,21 @@ def load(name: str) -> None:
 
 
 def _registering(register: Callable[[], Any]) -> None:
-    """Calls a hook's registration; if it raises, the codegen drivers and
-    target detectors it registered are taken back, so a failed backend is not
-    half there. (What it declared to the core, an identity or a runtime DSO,
-    stays: native state cannot be taken back.)"""
-    from .. import _compile, target
-
-    saved = [(table, dict(table)) for table in (_compile._DRIVERS, _compile._REFLECTORS, target._DETECTORS)]
-    try:
+    """Calls a hook's registration; its records are written when it returns,
+    so a failed backend is not half there. (What it declared to the core, an
+    identity or a runtime DSO, stays: native state cannot be taken back.)"""
+    with _registry.staging():
         register()
-    except BaseException:
-        for table, before in saved:
-            table.clear()
-            table.update(before)
-        raise
+
+
+def record(name: str) -> Backend | None:
+    """The record of backend `name`, or None when none is registered."""
+    return _registry.get(name)
+
+
+def records() -> dict[str, Backend]:
+    """Every registered backend record, by name (cpu's included: its target detector)."""
+    return _registry.records()
 
 
 def load_plugin(path: str | os.PathLike[str]) -> None:
@@ -227,8 +257,6 @@ class BackendReport:
 def report(names: list[str] | None = None) -> list[BackendReport]:
     """One report per backend (in-tree ones, then those loaded from entry
     points): selected, DSO found, loaded, driver found, and why not."""
-    from ..runtime import Device, device_type_of
-
     if names is None:
         names = in_tree() + [n for n in _state.loaded if n not in _selection.RUNTIMES]
     reports = []
@@ -269,7 +297,7 @@ def report(names: list[str] | None = None) -> list[BackendReport]:
 
 
 def register(
-    name: str,
+    backend: str | Backend,
     *,
     identity: dict[str, Any] | None = None,
     runtime: str | os.PathLike[str] | None = None,
@@ -279,53 +307,63 @@ def register(
 ) -> None:
     """What every backend, in-tree or out-of-tree, registers from Python.
 
+    `register(Backend(name, codegen=..., detect=..., check=..., reflector=...,
+    identity=...))` writes the backend's record (see modrt.backend.Backend),
+    declaring its identity to the core when it has one. The keyword form
+    `register(name, ...)` sets fields of `name`'s record one by one:
+
     identity: {display_name, device_type (DLPack), payload_shape
       ("single-binary"/"multi-shader"), formats}: declares the backend to the
       core (the same C call a plugin makes; registering it again is a no-op).
     runtime: a plugin DSO to load now (an error if it cannot load).
     detector: how to describe a device of kind `name` as a Target.
     codegen: `codegen(source, functions, target)` -> modrt.Payload, for
-      `modrt.compile(source, name, ...)`.
+      `modrt.compile(source, name, ...)`; a true attribute
+      `takes_compiler_options` on it sets that field.
     reflect: `reflect(source)` -> [signature, ...]: the kernels `source`
-      defines, each as a canonical signature read from the kernel itself
-      (argument names, `const` buffers, element and scalar types, launch
-      tags). With it, `modrt.compile` infers signatures when none are given
-      and checks given ones against the kernel. It must work without the
-      runtime DSO (cross-compiling): read the source in Python, or through
-      libmodrt_compiler.so (the backend's :fallback library). A format
-      that packs narrow data into wider words gives the function an
-      attribute `buffer_fits(dtype, source, index) -> bool`: whether a buffer
-      of `dtype` may be bound as argument `index` besides the kernel's own
-      element type (WGSL: uint8 or float16 data in array<u32>).
+      defines, each as a canonical signature read from the kernel itself, or
+      a Reflector (its capabilities `names_kernel` and `buffer_fits` may also
+      be attributes of the function; see modrt.backend.Reflector). With it,
+      `modrt.compile` infers signatures when none are given and checks given
+      ones against the kernel. It must work without the runtime DSO
+      (cross-compiling): read the source in Python, or through
+      libmodrt_compiler.so (the backend's :fallback library).
     """
-    from .. import _compile, target
-
+    if isinstance(backend, Backend):
+        if any(v is not None for v in (identity, runtime, detector, codegen, reflect)):
+            raise TypeError("register(Backend(...)) takes no other arguments: the record holds them")
+        if backend.identity is not None:
+            _ffi.register_backend_identity(backend.name, **backend.identity)
+        _registry.add(backend)
+        return
+    name = backend
     if identity is not None:
         _ffi.register_backend_identity(name, **identity)
     if runtime is not None:
         _ffi.load_plugin(runtime)
+    fields: dict[str, Any] = {}
+    if identity is not None:
+        fields["identity"] = identity
     if detector is not None:
-        target.register_device_target_detector(name, detector)
+        fields["detect"] = detector
     if codegen is not None:
-        _compile.register_codegen(name, codegen)
+        fields["codegen"] = codegen
+        fields["takes_compiler_options"] = bool(getattr(codegen, "takes_compiler_options", False))
     if reflect is not None:
-        _compile.register_reflector(name, reflect)
+        fields["reflector"] = Reflector.of(reflect)
+    if fields:
+        _registry.update(name, **fields)
 
 
-def register_in_tree(
-    name: str,
-    detector: Callable[..., Any],
-    codegen: Callable[..., Any],
-    reflect: Callable[..., Any] | None = None,
-) -> None:
+def register_in_tree(backend: Backend) -> None:
     """What every in-tree hook's register_backend() does: declare the identity
     its BUILD file gives, load the runtime DSO if selected and present (a
-    broken one is a warning), then register the target detector and the
-    codegen driver and, if it has one, the reflector (both work with or
-    without the runtime)."""
-    register(name, identity=_selection.IDENTITIES[name])
-    load_runtime(name)
-    register(name, detector=detector, codegen=codegen, reflect=reflect)
+    broken one is a warning), then register its record (codegen, target
+    detector, source check and reflector work with or without the runtime)."""
+    record = backend.replace(identity=_selection.IDENTITIES[backend.name])
+    _ffi.register_backend_identity(record.name, **record.identity)
+    load_runtime(record.name)
+    _registry.add(record)
 
 
 def register_codegen(kind: str, driver: Callable[..., Any]) -> None:
@@ -387,47 +425,8 @@ def _load_extra() -> None:
         warnings.warn(f"modrt: {path} not loaded: {e}", RuntimeWarning, stacklevel=2)
 
 
-def _some_distribution_declares_the_group() -> bool:
-    """A cheap scan of the sys.path directories' *.dist-info / *.egg-info
-    entry_points.txt files (and *.egg/EGG-INFO), so that importlib.metadata
-    (milliseconds to import) is imported only when some distribution may
-    declare the group. What it cannot scan cheaply (a zip file on sys.path, a
-    meta-path finder that finds distributions of its own) counts as "may":
-    it never hides a distribution that declares the group."""
-    from importlib.machinery import PathFinder
-
-    for finder in sys.meta_path:
-        if finder is not PathFinder and callable(getattr(finder, "find_distributions", None)):
-            return True
-    for entry in sys.path:
-        if not isinstance(entry, str):
-            return True
-        try:
-            names = os.listdir(entry or ".")
-        except NotADirectoryError:
-            return True  # a zip file (or some other importable file)
-        except OSError:
-            continue
-        for name in names:
-            if name.endswith((".dist-info", ".egg-info")):
-                path = os.path.join(entry, name, "entry_points.txt")
-            elif name.endswith(".egg"):
-                if os.path.isfile(os.path.join(entry, name)):
-                    return True  # a zipped egg
-                path = os.path.join(entry, name, "EGG-INFO", "entry_points.txt")
-            else:
-                continue
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    if ENTRY_POINT_GROUP in f.read():
-                        return True
-            except OSError:
-                continue
-    return False
-
-
 def _load_entry_points() -> None:
-    if not _some_distribution_declares_the_group():
+    if not _entry_points.some_distribution_declares(ENTRY_POINT_GROUP):
         return
     from importlib import metadata
 

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import warnings
 
-from modrt import _ffi, backend
-from modrt._codegen import Source, ToolError, find_tool, parse_signature, run_tool, text_of
-from modrt.runtime import Device, Payload
-from modrt.target import Target, device_limits
+from modrt import sdk
+from modrt.sdk import (
+    Device,
+    Payload,
+    Source,
+    Target,
+    ToolError,
+    device_limits,
+    find_tool,
+    parse_signature,
+    run_tool,
+    text_of,
+)
 
 # When the target names no arch: PTX for this virtual arch runs (JIT-compiled
 # by the driver) on every GPU from Turing on; older ones are deprecated in NVRTC 12.
@@ -52,8 +61,6 @@ def _ptx_checked(ptx: str, functions: list[str], language: str) -> str:
     """PTX whose entries answer to the functions' names: each name resolved
     (an extern "C" kernel's own, or a C++ kernel's mangled one, renamed in the
     PTX to the plain name) and each .param list checked against the signature."""
-    from modrt import SignatureError
-
     from . import reflection
 
     names = [parse_signature(f)[0] for f in functions]
@@ -64,7 +71,7 @@ def _ptx_checked(ptx: str, functions: list[str], language: str) -> str:
         entry = entries[name]
         sizes = [reflection.Param(a.dtype, a.is_buffer).nbytes for a in args]
         if sizes != entry.param_bytes:
-            raise SignatureError(
+            raise sdk.SignatureError(
                 "cuda",
                 text,
                 f"{entry.name}({', '.join(entry.param_types)})",
@@ -84,8 +91,6 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     loads the module. PTX text is taken as it is (fmt "ptx"). The target's
     `options` and `include_dirs` go to the compiler. Signatures are checked
     against the kernel's declarations and the PTX entries (docs/formats/cuda.md)."""
-    from modrt import _validate
-
     from . import reflection
 
     text = text_of(source)
@@ -103,7 +108,7 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
                 "kernel.ptx",
             )
         except ToolError as e:
-            raise _validate.tool_failed("cuda", functions, "kernel.cu", e) from None
+            raise sdk.tool_failed("cuda", functions, "kernel.cu", e) from None
         return _ptx_payload(ptx, functions, text)
     from . import nvrtc  # imported on use: it costs milliseconds at `import modrt`
 
@@ -112,7 +117,7 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
         try:
             ptx = compiler.compile_to_ptx(text, arch, options)
         except nvrtc.NvrtcCompileError as e:
-            raise _validate.tool_failed("cuda", functions, "kernel.cu", e) from None
+            raise sdk.tool_failed("cuda", functions, "kernel.cu", e) from None
         return _ptx_payload(ptx, functions, text)
     if options:
         raise ValueError(
@@ -138,13 +143,14 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return Payload.create("single-binary", "cuda", functions, code=text.encode(), sources={"cuda": text})
 
 
-codegen.takes_compiler_options = True  # type: ignore[attr-defined]  # modrt.compile(options=, include_dirs=)
-
-
 def _ptx_payload(ptx: bytes, functions: list[str], text: str) -> Payload:
     """The module of compiled PTX, its entries resolved and checked."""
     checked = _ptx_checked(ptx.decode(), functions, "CUDA C++ (as compiled to PTX)")
     return Payload.create("single-binary", "ptx", functions, code=checked.encode(), sources={"cuda": text})
+
+
+# takes_compiler_options: modrt.compile(options=, include_dirs=) reach NVRTC or nvcc.
+BACKEND = sdk.Backend("cuda", codegen=codegen, takes_compiler_options=True, detect=detect_target, reflector=reflect)
 
 
 def _nvrtc_package_roots() -> str:
@@ -157,5 +163,5 @@ def register_backend() -> None:
     # The one native NVRTC search (backends/cuda/nvrtc.h), for codegen and for
     # the runtime's compile-on-load alike, asks this where Python packages
     # live, so NVRTC from a wheel is found the same way by both.
-    _ffi.register_func("backend.cuda.nvrtc_package_roots", _nvrtc_package_roots, override=True)
-    backend.register_in_tree("cuda", detect_target, codegen, reflect)
+    sdk.register_func("backend.cuda.nvrtc_package_roots", _nvrtc_package_roots, override=True)
+    sdk.register_in_tree(BACKEND)

@@ -23,11 +23,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from modrt import _ffi
+from modrt import sdk
 
-# Where wheels may be installed outside sys.path (pip --target): the
-# toolchain root installs them under /opt/modrt/pip.
-WHEEL_ROOTS: tuple[str, ...] = ("/opt/modrt/pip",)
+# Where wheels may be installed outside sys.path (pip --target).
+WHEEL_ROOTS: tuple[str, ...] = sdk.WHEEL_ROOTS
 
 
 def package_roots() -> str:
@@ -38,11 +37,11 @@ def package_roots() -> str:
 
 # The hook registers this too (for the runtime's compile-on-load); here it is
 # also registered when codegen imports this module with autoload off.
-_ffi.register_func("backend.cuda.nvrtc_package_roots", package_roots, override=True)
+sdk.register_func("backend.cuda.nvrtc_package_roots", package_roots, override=True)
 
 
-def _native(name: str) -> _ffi.Function:
-    fn = _ffi.get_global_func(f"backend.cuda.nvrtc.{name}", allow_missing=True)
+def _native(name: str) -> sdk.Function:
+    fn = sdk.get_global_func(f"backend.cuda.nvrtc.{name}", allow_missing=True)
     if fn is None:
         raise RuntimeError("NVRTC codegen lives in libmodrt_compiler.so, which is not loaded (MODRT_RUNTIME_ONLY=1?)")
     return fn

@@ -3,10 +3,8 @@ given prebuilt as bytes or compiled from C with clang's Hexagon target."""
 
 from __future__ import annotations
 
-from modrt import _ffi, backend
-from modrt._codegen import Source, find_tool, run_tool, text_of
-from modrt.runtime import Device, Payload
-from modrt.target import Target
+from modrt import sdk
+from modrt.sdk import Device, Payload, Source, Target, call, find_tool, run_tool, text_of
 
 ELF_MACHINE_QDSP6 = 164
 ELF_CLASS_32 = 1
@@ -19,7 +17,7 @@ def detect_target(dev: Device) -> Target:
 def check_hexagon_object(data: bytes) -> None:
     """The runtime's check (the core's elf.shared_object_problem): a 32-bit
     little-endian QDSP6 shared object, or ValueError saying what it is not."""
-    problem = _ffi.call("elf.shared_object_problem", data, "Hexagon", ELF_CLASS_32, ELF_MACHINE_QDSP6, "QDSP6")
+    problem = call("elf.shared_object_problem", data, "Hexagon", ELF_CLASS_32, ELF_MACHINE_QDSP6, "QDSP6")
     if problem:
         raise ValueError(problem)
 
@@ -60,5 +58,8 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return Payload.create("single-binary", "so", functions, code=code, sources={"c": text})
 
 
+BACKEND = sdk.Backend("hexagon", codegen=codegen, detect=detect_target)
+
+
 def register_backend() -> None:
-    backend.register_in_tree("hexagon", detect_target, codegen)
+    sdk.register_in_tree(BACKEND)

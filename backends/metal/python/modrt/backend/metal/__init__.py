@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from modrt import backend
-from modrt._codegen import Source, text_shaders
-from modrt.runtime import Device, Payload
-from modrt.target import Target, device_limits
+from modrt import sdk
+from modrt.sdk import Device, Payload, Source, Target, device_limits, text_shaders
+
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 
 def detect_target(dev: Device) -> Target:
@@ -21,5 +25,17 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return text_shaders(source, functions, "metal")
 
 
+def check(source: Any, functions: Sequence[str], filename: Any) -> None:
+    """MSL has one front end, Apple's metal compiler: nothing checks it here."""
+    sdk.not_checked(
+        "metal",
+        "MSL can be checked only on macOS, with Apple's metal compiler; it is compiled by the "
+        "Metal runtime when the module is loaded",
+    )
+
+
+BACKEND = sdk.Backend("metal", codegen=codegen, detect=detect_target, check=check)
+
+
 def register_backend() -> None:
-    backend.register_in_tree("metal", detect_target, codegen)
+    sdk.register_in_tree(BACKEND)

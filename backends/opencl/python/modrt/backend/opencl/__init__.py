@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from modrt import backend
-from modrt._codegen import Source, text_of
-from modrt.runtime import Device, Payload
-from modrt.target import Target, device_limits
+from modrt import sdk
+
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 
-def detect_target(dev: Device) -> Target:
-    return Target(
+def detect_target(dev: sdk.Device) -> sdk.Target:
+    return sdk.Target(
         "opencl",
         device_name=dev.name,
-        **device_limits(dev),
+        **sdk.device_limits(dev),
     )
 
 
@@ -21,14 +24,24 @@ def reflect(source: str | bytes) -> list[str] | None:
     clang's OpenCL front end (docs/formats/opencl.md); None where there is no clang."""
     from . import reflection  # imported on use: it costs milliseconds at `import modrt`
 
-    return reflection.reflect(text_of(source))
+    return reflection.reflect(sdk.text_of(source))
 
 
-def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
+def check(source: Any, functions: Sequence[str], filename: Any) -> None:
+    """clang's OpenCL front end, then a build on a device where there is one (source_check)."""
+    from . import source_check  # imported on use: it costs milliseconds at `import modrt`
+
+    source_check.check(source, functions, filename)
+
+
+def codegen(source: sdk.Source, functions: list[str], tgt: sdk.Target) -> sdk.Payload:
     """OpenCL C is carried as source (fmt "cl") and built by the runtime on first use."""
-    text = text_of(source)
-    return Payload.create("single-binary", "cl", functions, code=text.encode(), sources={"cl": text})
+    text = sdk.text_of(source)
+    return sdk.Payload.create("single-binary", "cl", functions, code=text.encode(), sources={"cl": text})
+
+
+BACKEND = sdk.Backend("opencl", codegen=codegen, detect=detect_target, check=check, reflector=sdk.Reflector(reflect))
 
 
 def register_backend() -> None:
-    backend.register_in_tree("opencl", detect_target, codegen, reflect)
+    sdk.register_in_tree(BACKEND)

@@ -1,6 +1,6 @@
 """What an OpenCL C kernel says about its own interface (docs/formats/opencl.md).
 
-clang's OpenCL front end (the one modrt._validate checks source with) parses
+clang's OpenCL front end (the one source_check checks source with) parses
 the source; its AST (`-Xclang -ast-dump=json`) gives every `__kernel`
 function's parameters with their address spaces, types (typedefs resolved)
 and names:
@@ -24,8 +24,9 @@ from __future__ import annotations
 import json
 import re
 
-from modrt import _validate
-from modrt._compile_errors import CompileError
+from modrt import sdk
+
+from . import source_check
 
 # OpenCL C scalar types, as clang spells them after typedefs, and their dtypes.
 SCALAR_TYPES = {
@@ -47,16 +48,6 @@ _QUALIFIERS = {"__global", "__constant", "__local", "__private", "__generic", "c
 _WORK_ITEM = re.compile(
     r"\bget_(?:global_id|group_id|local_id|global_size|local_size|num_groups|global_offset)\s*\(\s*([^)]*?)\s*\)"
 )
-FLAGS = [
-    "-x",
-    "cl",
-    f"-cl-std={_validate.OPENCL_C_STD}",
-    "--target=spir64",
-    "-Xclang",
-    "-fdeclare-opencl-builtins",
-    "-Xclang",
-    "-finclude-default-header",
-]
 
 
 class ReflectionError(ValueError):
@@ -66,19 +57,22 @@ class ReflectionError(ValueError):
 def _ast(source: str) -> dict | None:
     """clang's AST of `source`; None when there is no clang here, or the source
     does not parse and checks are off (then signatures are required). A source
-    that does not parse is the CompileError the checks (modrt._validate) raise."""
-    clang = _validate._clang()
+    that does not parse is the CompileError the checks (source_check) raise."""
+    clang = source_check.find_clang()
     if clang is None:
         return None
     names = re.findall(r"\b(?:__kernel|kernel)\s+void\s+(\w+)", source) or ["kernel"]
-    shown = _validate.display_name(None, names[0], "cl")
-    rc, out, messages = _validate._run_clang(
-        clang, [*FLAGS, "-fsyntax-only", "-fno-color-diagnostics", "-Xclang", "-ast-dump=json"], source, shown
+    shown = sdk.display_name(None, names[0], "cl")
+    rc, out, messages = source_check.run_clang(
+        clang,
+        [*source_check.CLANG_FLAGS, "-fsyntax-only", "-fno-color-diagnostics", "-Xclang", "-ast-dump=json"],
+        source,
+        shown,
     )
     if rc != 0:
-        if not _validate.enabled():
+        if not sdk.checks_enabled():
             return None
-        raise CompileError("opencl", names, shown, f"clang -x cl -cl-std={_validate.OPENCL_C_STD}", messages)
+        raise sdk.CompileError("opencl", names, shown, source_check.TOOL, messages)
     return json.loads(out)
 
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from modrt import backend
-from modrt._codegen import Source, ToolError, find_tool, run_tool, text_of
-from modrt.runtime import Device, Payload
-from modrt.target import Target, device_limits
+from modrt import sdk
+from modrt.sdk import Device, Payload, Source, Target, ToolError, device_limits, find_tool, run_tool, text_of
 
 
 def detect_target(dev: Device) -> Target:
@@ -47,14 +45,13 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
             "kernel.hsaco",
         )
     except ToolError as e:
-        from modrt import _validate  # on failure only: it costs milliseconds to import
-
-        raise _validate.tool_failed("rocm", functions, "kernel.hip", e) from None
+        raise sdk.tool_failed("rocm", functions, "kernel.hip", e) from None
     return Payload.create("single-binary", "hsaco", functions, code=hsaco, sources={"hip": text})
 
 
-codegen.takes_compiler_options = True  # type: ignore[attr-defined]  # modrt.compile(options=, include_dirs=)
+# takes_compiler_options: modrt.compile(options=, include_dirs=) reach hipcc.
+BACKEND = sdk.Backend("rocm", codegen=codegen, takes_compiler_options=True, detect=detect_target)
 
 
 def register_backend() -> None:
-    backend.register_in_tree("rocm", detect_target, codegen)
+    sdk.register_in_tree(BACKEND)

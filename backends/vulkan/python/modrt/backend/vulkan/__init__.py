@@ -12,11 +12,21 @@ dyn_shared_mem sets constant 3 (bytes); blockIdx is the dispatch size.
 
 from __future__ import annotations
 
-from modrt import backend
-from modrt._codegen import Source, ToolError, find_tool, parse_signature, per_function, run_tool
-from modrt._ffi import call
-from modrt.runtime import Device, Module, Payload
-from modrt.target import Target, device_limits
+from modrt import sdk
+from modrt.sdk import (
+    Device,
+    Module,
+    Payload,
+    Source,
+    Target,
+    ToolError,
+    call,
+    device_limits,
+    find_tool,
+    parse_signature,
+    per_function,
+    run_tool,
+)
 
 SPIRV_MAGIC = (0x07230203).to_bytes(4, "little")
 
@@ -64,9 +74,7 @@ def glsl_to_spirv(name: str, glsl: str) -> bytes:
             f"{name}.spv",
         )
     except ToolError as e:
-        from modrt import _validate  # on failure only: it costs milliseconds to import
-
-        raise _validate.tool_failed("vulkan", [name], f"{name}.comp", e) from None
+        raise sdk.tool_failed("vulkan", [name], f"{name}.comp", e) from None
 
 
 def _vulkan_env(spirv: bytes) -> str:
@@ -79,9 +87,7 @@ def validate_spirv(name: str, spirv: bytes) -> None:
     """Checks SPIR-V given directly with spirv-val where it is installed, so a
     broken module is refused at compile time, before any driver sees it
     (skipped by `modrt.compile(..., validate=False)`)."""
-    from modrt import _validate  # imported on use: it costs milliseconds at `import modrt`
-
-    if not _validate.enabled():
+    if not sdk.checks_enabled():
         return
     spirv_val = find_tool("spirv-val")
     if spirv_val is None:
@@ -170,9 +176,7 @@ def wgsl_to_spirv(name: str, wgsl: str) -> bytes:
             f"{file}.spv",
         )
     except ToolError as e:
-        from modrt import _validate  # on failure only: it costs milliseconds to import
-
-        raise _validate.tool_failed("vulkan", [file], f"{file}.wgsl", e) from None
+        raise sdk.tool_failed("vulkan", [file], f"{file}.wgsl", e) from None
 
 
 def _spirv_of(name: str, code: str | bytes) -> bytes:
@@ -211,15 +215,12 @@ def check_against_kernel(given: str, info: dict) -> str:
     """`given` checked against the shader's interface (SignatureError showing
     both when they differ); returns it with the kernel's names and const
     markers where it has none."""
-    from modrt._compile import check_signature
-    from modrt._compile_errors import SignatureError
-
     name, _, tags = parse_signature(given)
     kernel = kernel_signature(name, info, given)
-    checked = check_signature("vulkan", given, kernel)
+    checked = sdk.check_signature("vulkan", given, kernel)
     spec_ids = {c["id"] for c in info["spec_constants"]}
     if "dyn_shared_mem" in tags and 3 not in spec_ids - set(info["size_spec_ids"]):
-        raise SignatureError(
+        raise sdk.SignatureError(
             "vulkan",
             given,
             kernel,
@@ -258,9 +259,14 @@ def pipelines_created(module: Module) -> int:
     return call("vulkan.pipelines_created", module)
 
 
-# GLSL kernels are all named main: the front end passes the function's name.
-reflect.names_kernel = True  # type: ignore[attr-defined]
+BACKEND = sdk.Backend(
+    "vulkan",
+    codegen=codegen,
+    detect=detect_target,
+    # GLSL kernels are all named main: the front end passes the function's name.
+    reflector=sdk.Reflector(reflect, names_kernel=True),
+)
 
 
 def register_backend() -> None:
-    backend.register_in_tree("vulkan", detect_target, codegen, reflect)
+    sdk.register_in_tree(BACKEND)

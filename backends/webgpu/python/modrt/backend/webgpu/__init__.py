@@ -26,15 +26,15 @@ from __future__ import annotations
 import os
 import sys
 
-from modrt import backend
-from modrt._codegen import Source, text_shaders
-from modrt._ffi import call
-from modrt.runtime import Device, Module, Payload
-from modrt.target import Target, device_limits
+from modrt import sdk
+from modrt.sdk import WHEEL_ROOTS, Device, Module, Payload, Source, Target, call, device_limits, text_shaders
 
-# Where wheels may be installed outside sys.path (pip --target): the
-# toolchain root installs them under /opt/modrt/pip.
-WHEEL_ROOTS: tuple[str, ...] = ("/opt/modrt/pip",)
+# Names for annotations only: `typing` costs milliseconds at `import modrt`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
 # The library's names inside the `wgpu` wheel, as wgpu-py prefers them.
 LIBRARY_NAMES = ("libwgpu_native-release.so", "libwgpu_native.so")
 
@@ -93,7 +93,11 @@ def _buffer_fits(given: str, source: str | bytes, index: int) -> bool:
     return bool(call("webgpu.buffer_fits", given, text, index))
 
 
-reflect.buffer_fits = _buffer_fits  # type: ignore[attr-defined]
+def check(source: Any, functions: Sequence[str], filename: Any) -> None:
+    """naga, through wgpu-native, where an adapter is found (source_check)."""
+    from . import source_check  # imported on use: it costs milliseconds at `import modrt`
+
+    source_check.check(source, functions, filename)
 
 
 def pipelines_created(module: Module) -> int:
@@ -102,7 +106,16 @@ def pipelines_created(module: Module) -> int:
     return call("webgpu.pipelines_created", module)
 
 
+BACKEND = sdk.Backend(
+    "webgpu",
+    codegen=codegen,
+    detect=detect_target,
+    check=check,
+    reflector=sdk.Reflector(reflect, buffer_fits=_buffer_fits),
+)
+
+
 def register_backend() -> None:
-    backend.register_in_tree("webgpu", detect_target, codegen, reflect=reflect)
-    if backend.runtime_status("webgpu").loaded and not os.environ.get("MODRT_WEBGPU_DRIVER_LIBRARY"):
+    sdk.register_in_tree(BACKEND)
+    if sdk.runtime_status("webgpu").loaded and not os.environ.get("MODRT_WEBGPU_DRIVER_LIBRARY"):
         call("webgpu.driver_candidates", ":".join(driver_candidates()))
