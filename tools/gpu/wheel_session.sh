@@ -46,8 +46,6 @@ python3 -m pip install --quiet --no-index --no-deps --target "${site}" "${stage}
 export MODRT_NVRTC_LIBRARY
 MODRT_NVRTC_LIBRARY="$(ls /tmp/modrt-cuda-wheels-venv/lib/python3*/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12)"
 step dlpack env PYTHONPATH="${site}" python3 -m pytest -p no:cacheprovider -v -rs tools/gpu/dlpack_gpu_test.py
-step bench env PYTHONPATH="${site}" python3 tools/bench/bench.py cuda --python python3 --modrt-path "${site}" \
-  --no-install --out "${out}/bench"
 
 # tinygrad on MODRT:cuda: the pinned tinygrad and modrt-tinygrad (which puts
 # tinygrad/runtime/ops_modrt.py into tinygrad's package, so DEV=MODRT:cuda
@@ -62,5 +60,8 @@ step tinygrad-tiny env PYTHONPATH="${tinygrad_site}" DEV=MODRT:cuda timeout 300 
   -v -rs "${stage}/tinygrad/test_tiny.py"
 step tinygrad-ops env PYTHONPATH="${tinygrad_site}" MODRT_TINYGRAD_DEVICE=MODRT:cuda timeout 300 python3 -m pytest \
   -p no:cacheprovider -v -rs "${stage}/tests/tinygrad/ops_test.py"
+# Last: the longest step.
+step bench env PYTHONPATH="${site}" python3 tools/bench/bench.py cuda --python python3 --modrt-path "${site}" \
+  --no-install --out "${out}/bench"
 echo "wheel_session: ${failed} step(s) failed"
 exit "${failed}"
