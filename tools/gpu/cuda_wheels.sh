@@ -117,6 +117,13 @@ EOF
   say "stage: ${stage} ($(du -sh "${stage}" | cut -f1)); copy it to the GPU machine and run --run-only there"
 }
 
+# Makes ${python}'s site directories visible in venv $1 (a .pth file).
+see_callers_packages() {
+  local site
+  site="$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  "${python}" -c 'import site; print("\n".join(site.getsitepackages()))' >"${site}/modrt-run-side.pth"
+}
+
 # Installs the stage into a venv of ${python}; prints the venv's python.
 install() {
   [[ -f "${stage}/MANIFEST" ]] || die "no stage at ${stage}: run --stage-only where tools/bazel works, and copy it here"
@@ -128,14 +135,19 @@ install() {
     die "$("${python}" --version 2>&1) has no numpy or no pytest: the stage carries neither (64 MiB); pip install numpy pytest"
   local args=(install --quiet --disable-pip-version-check --no-index --find-links "${stage}/wheels"
     modrt modrt-cuda)
-  # numpy and pytest: the run side's own, seen through --system-site-packages.
+  # numpy and pytest: the run side's own, seen through --system-site-packages,
+  # and through a .pth naming ${python}'s own site directories when ${python}
+  # is itself a venv's (the GPU machines' python3 is /opt/torch/.venv's; a
+  # venv made from it sees only the base interpreter's packages).
   if "${python}" -m venv --system-site-packages "${venv}" >&2 2>/dev/null &&
     "${venv}/bin/python" -m pip --version >/dev/null 2>&1; then
+    see_callers_packages "${venv}"
     "${venv}/bin/python" -m pip "${args[@]}" >&2 || die "pip install from ${stage}/wheels"
   else
     # No ensurepip (Debian without python3-venv): a venv without pip, filled by the system pip.
     rm -rf "${venv}"
     "${python}" -m venv --system-site-packages --without-pip "${venv}" || die "${python} -m venv"
+    see_callers_packages "${venv}"
     "${python}" -m pip --python "${venv}/bin/python" "${args[@]}" >&2 ||
       die "neither the venv nor ${python} has a pip that can install the wheels"
   fi
