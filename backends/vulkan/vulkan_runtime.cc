@@ -10,10 +10,16 @@
 //   a shader with a fixed local_size must be launched with that size;
 // - blockIdx.{x,y,z} is the dispatch size.
 //
-// The runtime's parts: vulkan_api.h (the entry points, loaded at run time),
-// vulkan_device.{h,cc} (the Workspace, devices, launch slots, buffers and the
-// device API), spirv_scan.{h,cc} (what a launch reads from a shader's SPIR-V)
-// and vulkan_module.{h,cc} (pipelines and launches). This file registers them.
+// The runtime's parts, one concern each (backends/webgpu is split the same way):
+// - vulkan_api.h: the entry points, loaded at run time;
+// - vulkan_device: the Workspace, devices, launch slots, buffers, the device API;
+// - spirv_scan: what a launch reads from a shader's SPIR-V;
+// - vulkan_pipelines: the pipeline cache (one per function and launch shape);
+// - vulkan_descriptors: the descriptor sets that bind a launch's buffers;
+// - vulkan_commands: what a dispatch is, and recording it;
+// - vulkan_submit: launches submitted to the queue in recycled slots;
+// - vulkan_module: the module, whose launch goes through the four above.
+// This file registers them.
 #include "backend_identity.h"
 #include "modrt/plugin.h"
 #include "vulkan_device.h"

@@ -1,0 +1,41 @@
+// Command recording: what one dispatch is, and the commands that run it in
+// order with the work before it.
+#ifndef MODRT_BACKENDS_VULKAN_VULKAN_COMMANDS_H_
+#define MODRT_BACKENDS_VULKAN_VULKAN_COMMANDS_H_
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "vulkan_api.h"
+#include "vulkan_pipelines.h"
+
+namespace modrt {
+namespace vulkan {
+
+// One kernel launch, ready to record: its pipeline, the buffers it binds (in
+// argument order), its push constants and its grid.
+struct Dispatch {
+  const Pipeline* pipeline = nullptr;
+  std::vector<VkDescriptorBufferInfo> buffers;
+  std::vector<uint8_t> constants;  // the pipeline's push-constant block
+  std::array<uint32_t, 3> grid{};
+};
+
+// Records `dispatch` with `sets` bound after a barrier that makes it wait
+// for the writes of the commands before it.
+void RecordDispatch(const VkApi& vk, VkCommandBuffer cmd, const Dispatch& dispatch,
+                    const std::vector<VkDescriptorSet>& sets);
+
+// Records a barrier after which the host sees the writes of the commands before it.
+void RecordHostReadBarrier(const VkApi& vk, VkCommandBuffer cmd);
+
+// Records `cmd` (reset by beginning it) as one complete launch of `dispatch`;
+// reusable: it may be submitted again as it is.
+void RecordLaunch(const VkApi& vk, VkCommandBuffer cmd, const Dispatch& dispatch,
+                  const std::vector<VkDescriptorSet>& sets);
+
+}  // namespace vulkan
+}  // namespace modrt
+
+#endif  // MODRT_BACKENDS_VULKAN_VULKAN_COMMANDS_H_
