@@ -30,6 +30,19 @@ void RecordDispatch(const VkApi& vk, VkCommandBuffer cmd, const Dispatch& dispat
 // Records a barrier after which the host sees the writes of the commands before it.
 void RecordHostReadBarrier(const VkApi& vk, VkCommandBuffer cmd);
 
+// Records a copy of `nbytes` from `src` at `src_offset` to `dst` at
+// `dst_offset`, after the writes of the commands before it and before the
+// reads (by kernels, copies or the host) of those after it.
+void RecordCopy(const VkApi& vk, VkCommandBuffer cmd, VkBuffer src, size_t src_offset, VkBuffer dst,
+                size_t dst_offset, size_t nbytes);
+
+// Records writing the device's clock into `query` of `pool` once the
+// commands before it completed.
+void RecordTimestamp(const VkApi& vk, VkCommandBuffer cmd, VkQueryPool pool, uint32_t query);
+
+// Begins `cmd` (resetting it) for a single submission.
+void BeginOnce(const VkApi& vk, VkCommandBuffer cmd);
+
 // Records `cmd` (reset by beginning it) as one complete launch of `dispatch`;
 // reusable: it may be submitted again as it is.
 void RecordLaunch(const VkApi& vk, VkCommandBuffer cmd, const Dispatch& dispatch,

@@ -9,6 +9,7 @@
 #include "vulkan_api.h"
 #include "vulkan_device.h"
 #include "vulkan_pipelines.h"
+#include "vulkan_streams.h"
 
 namespace modrt {
 namespace vulkan {

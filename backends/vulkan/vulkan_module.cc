@@ -10,6 +10,7 @@
 #include "vulkan_commands.h"
 #include "vulkan_device.h"
 #include "vulkan_pipelines.h"
+#include "vulkan_streams.h"
 #include "vulkan_submit.h"
 
 namespace modrt {
@@ -68,7 +69,7 @@ class VulkanModule final : public PayloadModule {
     CheckGrid(info, k.launch, d);
     const Pipeline& p =
         pipelines_.Get(k.device_id, d, info, k.launch, payload().smap.at(info.name));
-    SubmitLaunch(d, DispatchOf(info, k, p), info.name);
+    SubmitLaunch(CurrentStream(k.device_id, d), DispatchOf(info, k, p), info.name);
   }
 
   PipelineCache pipelines_;

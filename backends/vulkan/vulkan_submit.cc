@@ -1,10 +1,12 @@
 #include "vulkan_submit.h"
 
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include "vulkan_descriptors.h"
+#include "vulkan_graphs.h"
 
 namespace modrt {
 namespace vulkan {
@@ -32,28 +34,38 @@ void Record(const VkApi& vk, Slot& s, const Dispatch& dispatch,
   s.constants = dispatch.constants;
 }
 
+// A slot that goes back to its stream's free list unless it was submitted.
+class SlotLease {
+ public:
+  explicit SlotLease(Stream& stream) : stream_(stream), slot_(stream.AcquireSlotLocked()) {}
+  ~SlotLease() {
+    if (slot_) stream_.ReleaseSlotLocked(std::move(slot_));
+  }
+  Slot& operator*() { return *slot_; }
+  std::unique_ptr<Slot> Take() { return std::move(slot_); }
+
+ private:
+  Stream& stream_;
+  std::unique_ptr<Slot> slot_;
+};
+
 }  // namespace
 
-void SubmitLaunch(Device& d, const Dispatch& dispatch, const std::string& name) {
-  Workspace& ws = Workspace::Get();
-  const VkApi& vk = ws.vk();
-  std::lock_guard lock(*d.mu);
-  ws.Retire(d, /*wait=*/false);
-  Slot s = ws.AcquireSlot(d);
-  // Back to the free list on any failure below; handed to in_flight on success.
-  struct Cleanup {
-    Workspace& ws;
-    Device& d;
-    Slot& s;
-    bool armed = true;
-    ~Cleanup() {
-      if (armed) ws.ReleaseUnsubmitted(d, s);
-    }
-  } cleanup{ws, d, s};
-  if (s.generation != d.generation) {
+void SubmitLaunch(Stream& stream, const Dispatch& dispatch, const std::string& name) {
+  const VkApi& vk = Workspace::Get().vk();
+  Device& d = stream.device();
+  std::lock_guard lock(stream.mu());
+  if (const std::shared_ptr<Graph>& graph = stream.capture_locked()) {
+    return graph->RecordDispatch(dispatch);
+  }
+  stream.RetireLocked();
+  SlotLease lease(stream);
+  Slot& s = *lease;
+  const uint64_t generation = d.shared->generation.load();
+  if (s.generation != generation) {
     s.sets.clear();
     s.recorded = false;
-    s.generation = d.generation;
+    s.generation = generation;
   }
   bool rewritten = false;
   const std::vector<VkDescriptorSet> no_sets;
@@ -62,18 +74,25 @@ void SubmitLaunch(Device& d, const Dispatch& dispatch, const std::string& name) 
           ? no_sets
           : SlotDescriptorSets(vk, d, s, *dispatch.pipeline, dispatch.buffers, &rewritten);
   if (rewritten || !RecordedAlready(s, dispatch, sets)) Record(vk, s, dispatch, sets);
-  auto submit = Make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &s.cmd;
-  VkResult r = vk.vkQueueSubmit(d.queue, 1, &submit, s.fence);
-  if (r != VK_SUCCESS) {
-    // The fence's state is unknown after a failed submit: do not recycle it.
-    cleanup.armed = false;
-    ws.DestroySlot(d, s);
-    MODRT_VK_CHECK(r, StrCat("launch of ", name));
-  }
-  d.in_flight.push_back(std::move(s));
-  cleanup.armed = false;
+  Submission submission;
+  VkCommandBuffer cmd = s.cmd;
+  submission.slot = lease.Take();
+  stream.SubmitLocked(cmd, std::move(submission), StrCat("launch of ", name));
+}
+
+uint64_t SubmitCommandsLocked(Stream& stream, const std::function<void(VkCommandBuffer)>& record,
+                              Submission submission, const std::string& what) {
+  const VkApi& vk = Workspace::Get().vk();
+  stream.RetireLocked();
+  SlotLease lease(stream);
+  Slot& s = *lease;
+  s.recorded = false;  // no longer a dispatch's recording
+  BeginOnce(vk, s.cmd);
+  record(s.cmd);
+  MODRT_VK_CHECK(vk.vkEndCommandBuffer(s.cmd), what);
+  VkCommandBuffer cmd = s.cmd;
+  submission.slot = lease.Take();
+  return stream.SubmitLocked(cmd, std::move(submission), what);
 }
 
 }  // namespace vulkan
