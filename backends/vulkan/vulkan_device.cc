@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "backend_identity.h"
 #include "vulkan_device_layer.h"
@@ -61,6 +63,27 @@ uint32_t PickMemoryType(const Device& d, uint32_t bits) {
     Fail("RuntimeError", "Vulkan device ", d.caps.props.deviceName,
          " has no host-visible coherent memory for buffers");
   return static_cast<uint32_t>(best);
+}
+
+// Sets d->queue_family to a family with compute queues, compute-only first
+// (the one meant for compute work), and d->timestamp_bits to its
+// timestamps' valid bits; false when there is none.
+bool PickComputeFamily(const VkApi& vk, VkPhysicalDevice p, Device* d) {
+  uint32_t n = 0;
+  vk.vkGetPhysicalDeviceQueueFamilyProperties(p, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  vk.vkGetPhysicalDeviceQueueFamilyProperties(p, &n, families.data());
+  int family = -1;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    if (family < 0 || !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) {
+      family = static_cast<int>(i);
+    }
+  }
+  if (family < 0) return false;
+  d->queue_family = static_cast<uint32_t>(family);
+  d->timestamp_bits = families[family].timestampValidBits;
+  return true;
 }
 
 class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
@@ -370,20 +393,7 @@ std::string Workspace::OpenDevice(VkPhysicalDevice p, Device* d) {
   caps.float16 = f16i8.shaderFloat16;
   caps.int8 = f16i8.shaderInt8;
 
-  uint32_t nfamilies = 0;
-  vk_.vkGetPhysicalDeviceQueueFamilyProperties(p, &nfamilies, nullptr);
-  std::vector<VkQueueFamilyProperties> families(nfamilies);
-  vk_.vkGetPhysicalDeviceQueueFamilyProperties(p, &nfamilies, families.data());
-  // A compute-only family first: it is the one meant for compute work.
-  int family = -1;
-  for (uint32_t i = 0; i < nfamilies; ++i) {
-    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-    if (family < 0 || !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))
-      family = static_cast<int>(i);
-  }
-  if (family < 0) return name + ": no compute queue";
-  d->queue_family = static_cast<uint32_t>(family);
-  d->timestamp_bits = families[family].timestampValidBits;
+  if (!PickComputeFamily(vk_, p, d)) return name + ": no compute queue";
 
   vk_.vkGetPhysicalDeviceMemoryProperties(p, &d->memory);
   for (uint32_t i = 0; i < d->memory.memoryHeapCount; ++i) {
