@@ -6,18 +6,10 @@
 #include <map>
 #include <set>
 #include <spirv/unified1/spirv.hpp>
-#include <sstream>
 #include <utility>
 
 namespace modrt {
 namespace vulkan {
-
-const SpirvSpecConstant* ShaderInfo::spec_constant(uint32_t id) const {
-  for (const auto& c : spec_constants) {
-    if (c.id == id) return &c;
-  }
-  return nullptr;
-}
 
 namespace {
 
@@ -493,73 +485,10 @@ class Module {
   uint32_t current_function_ = 0;
 };
 
-void JsonString(std::ostringstream& out, const std::string& s) {
-  out << '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out << '\\' << c;
-    } else if (c < 0x20) {
-      static const char* hex = "0123456789abcdef";
-      out << "\\u00" << hex[c >> 4] << hex[c & 15];
-    } else {
-      out << c;
-    }
-  }
-  out << '"';
-}
-
 }  // namespace
 
 ShaderInfo ScanSpirv(const std::string& function, const std::string& code) {
   return Module(function, code).Scan();
-}
-
-std::string ShaderInfoJson(const ShaderInfo& info) {
-  std::ostringstream out;
-  out << "{\"entry\": ";
-  JsonString(out, info.entry);
-  out << ", \"entries\": [";
-  for (size_t i = 0; i < info.entries.size(); ++i) {
-    if (i) out << ", ";
-    JsonString(out, info.entries[i]);
-  }
-  out << "], \"size\": [" << info.size[0] << ", " << info.size[1] << ", " << info.size[2]
-      << "], \"size_spec_ids\": [" << info.size_spec_id[0] << ", " << info.size_spec_id[1] << ", "
-      << info.size_spec_id[2] << "], \"grid_axes\": " << info.grid_axes << ", \"bindings\": [";
-  static const char* kinds[] = {"storage", "uniform", "other"};
-  for (size_t i = 0; i < info.bindings.size(); ++i) {
-    const SpirvBinding& b = info.bindings[i];
-    out << (i ? ", " : "") << "{\"set\": " << b.set << ", \"binding\": " << b.binding
-        << ", \"kind\": \"" << kinds[static_cast<int>(b.kind)] << "\", \"what\": ";
-    JsonString(out, b.what);
-    out << ", \"name\": ";
-    JsonString(out, b.name);
-    out << ", \"dtype\": ";
-    JsonString(out, b.dtype);
-    out << ", \"readonly\": " << (b.readonly ? "true" : "false") << "}";
-  }
-  out << "], \"push\": [";
-  for (size_t i = 0; i < info.push.size(); ++i) {
-    const SpirvPushMember& p = info.push[i];
-    out << (i ? ", " : "") << "{\"name\": ";
-    JsonString(out, p.name);
-    out << ", \"offset\": " << p.offset << ", \"size\": " << p.size << ", \"dtype\": ";
-    JsonString(out, p.dtype);
-    out << ", \"type\": ";
-    JsonString(out, p.type);
-    out << "}";
-  }
-  out << "], \"push_size\": " << info.push_size << ", \"spec_constants\": [";
-  for (size_t i = 0; i < info.spec_constants.size(); ++i) {
-    const SpirvSpecConstant& c = info.spec_constants[i];
-    out << (i ? ", " : "") << "{\"id\": " << c.id << ", \"name\": ";
-    JsonString(out, c.name);
-    out << ", \"dtype\": ";
-    JsonString(out, c.dtype);
-    out << "}";
-  }
-  out << "]}";
-  return out.str();
 }
 
 }  // namespace vulkan

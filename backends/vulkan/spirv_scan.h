@@ -72,16 +72,18 @@ struct ShaderInfo {
   bool fixed_size() const {
     return size_spec_id[0] < 0 && size_spec_id[1] < 0 && size_spec_id[2] < 0;
   }
-  const SpirvSpecConstant* spec_constant(uint32_t id) const;
+  const SpirvSpecConstant* spec_constant(uint32_t id) const {
+    for (const auto& c : spec_constants) {
+      if (c.id == id) return &c;
+    }
+    return nullptr;
+  }
 };
 
 // The shader of `function`: its entry point is the one named `function`, or
 // the only one (the first when `function` is empty). Throws SpirvError when `code` is not such a
 // SPIR-V module.
 ShaderInfo ScanSpirv(const std::string& function, const std::string& code);
-
-// The reflection as JSON, for the codegen side (spirv_reflect_codegen.cc).
-std::string ShaderInfoJson(const ShaderInfo& info);
 
 }  // namespace vulkan
 }  // namespace modrt

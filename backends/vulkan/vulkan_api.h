@@ -56,12 +56,16 @@ namespace vulkan {
   X(vkCmdDispatch)                            \
   X(vkCmdPipelineBarrier)                     \
   X(vkQueueSubmit)                            \
-  X(vkCreateFence)                            \
-  X(vkDestroyFence)                           \
-  X(vkWaitForFences)                          \
-  X(vkGetFenceStatus)                         \
-  X(vkResetFences)                            \
-  X(vkResetDescriptorPool)
+  X(vkResetDescriptorPool)                    \
+  X(vkDestroyCommandPool)                     \
+  X(vkCreateSemaphore)                        \
+  X(vkDestroySemaphore)                       \
+  X(vkCmdCopyBuffer)                          \
+  X(vkCreateQueryPool)                        \
+  X(vkDestroyQueryPool)                       \
+  X(vkCmdResetQueryPool)                      \
+  X(vkCmdWriteTimestamp)                      \
+  X(vkGetQueryPoolResults)
 // clang-format on
 
 struct VkApi {
@@ -71,6 +75,10 @@ struct VkApi {
 #define MODRT_VK_DECLARE(name) PFN_##name name = nullptr;
   MODRT_VK_INSTANCE_FUNCTIONS(MODRT_VK_DECLARE)
 #undef MODRT_VK_DECLARE
+  // Timeline semaphores (Vulkan 1.2, or VK_KHR_timeline_semaphore): null
+  // when the loader has neither; a device without them is not used.
+  PFN_vkWaitSemaphores vkWaitSemaphores = nullptr;
+  PFN_vkGetSemaphoreCounterValue vkGetSemaphoreCounterValue = nullptr;
 };
 
 inline std::string VkResultName(VkResult r) {

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "backend_identity.h"
+#include "vulkan_device_layer.h"
+#include "vulkan_streams.h"
 
 namespace modrt {
 namespace vulkan {
@@ -21,9 +25,6 @@ std::string VersionString(uint32_t v) {
   return StrCat(VK_API_VERSION_MAJOR(v), ".", VK_API_VERSION_MINOR(v), ".",
                 VK_API_VERSION_PATCH(v));
 }
-
-// At most this many finished slots are kept per device; more are destroyed.
-constexpr size_t kMaxFreeSlots = 64;
 
 int DeviceRank(VkPhysicalDeviceType type) {
   switch (type) {
@@ -62,6 +63,27 @@ uint32_t PickMemoryType(const Device& d, uint32_t bits) {
     Fail("RuntimeError", "Vulkan device ", d.caps.props.deviceName,
          " has no host-visible coherent memory for buffers");
   return static_cast<uint32_t>(best);
+}
+
+// Sets d->queue_family to a family with compute queues, compute-only first
+// (the one meant for compute work), and d->timestamp_bits to its
+// timestamps' valid bits; false when there is none.
+bool PickComputeFamily(const VkApi& vk, VkPhysicalDevice p, Device* d) {
+  uint32_t n = 0;
+  vk.vkGetPhysicalDeviceQueueFamilyProperties(p, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  vk.vkGetPhysicalDeviceQueueFamilyProperties(p, &n, families.data());
+  int family = -1;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    if (family < 0 || !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)) {
+      family = static_cast<int>(i);
+    }
+  }
+  if (family < 0) return false;
+  d->queue_family = static_cast<uint32_t>(family);
+  d->timestamp_bits = families[family].timestampValidBits;
+  return true;
 }
 
 class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
@@ -109,53 +131,14 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
     }
   }
   void* Alloc(int id, size_t nbytes) override {
-    Workspace& ws = Workspace::Get();
-    const VkApi& vk = ws.vk();
-    Device& d = ws.device(id);
-    auto buf = std::make_unique<Buffer>();
-    auto info = Make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-    info.size = std::max<size_t>(nbytes, 4);  // zero-sized buffers are invalid
-    // A uniform buffer too: a shader's uniform block binds a tensor.
-    info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    MODRT_VK_CHECK(vk.vkCreateBuffer(d.device, &info, nullptr, &buf->buffer),
-                   StrCat("creating a buffer of ", nbytes, " bytes"));
-    VkMemoryRequirements req{};
-    vk.vkGetBufferMemoryRequirements(d.device, buf->buffer, &req);
-    auto alloc = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-    alloc.allocationSize = req.size;
-    try {
-      alloc.memoryTypeIndex = PickMemoryType(d, req.memoryTypeBits);
-      const VkResult r = vk.vkAllocateMemory(d.device, &alloc, nullptr, &buf->memory);
-      if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-        Fail("MemoryError", "vulkan(", id, "): cannot allocate ", nbytes,
-             " bytes: the driver refused (", VkResultName(r), ")");
-      }
-      MODRT_VK_CHECK(r, StrCat("allocation of ", nbytes, " bytes"));
-      MODRT_VK_CHECK(vk.vkBindBufferMemory(d.device, buf->buffer, buf->memory, 0),
-                     "binding buffer memory");
-      MODRT_VK_CHECK(vk.vkMapMemory(d.device, buf->memory, 0, VK_WHOLE_SIZE, 0, &buf->host),
-                     "mapping a buffer");
-      if (buf->host == nullptr || buf->host == MAP_FAILED) {
-        // lavapipe maps device memory into the address space here (mmap) and
-        // answers VK_SUCCESS with mmap's MAP_FAILED when the address space is
-        // full: kernels and copies would then write through it.
-        Fail("MemoryError", "vulkan(", id, "): cannot allocate ", nbytes,
-             " bytes: the driver could not map them (vkMapMemory gave no address)");
-      }
-    } catch (...) {
-      Release(d, *buf);
-      throw;
-    }
-    return buf.release();
+    return NewBuffer(id, Workspace::Get().device(id), nbytes).release();
   }
   void Free(int id, void* ptr) override {
     Workspace& ws = Workspace::Get();
     Device& d = ws.device(id);
     std::unique_ptr<Buffer> buf(static_cast<Buffer*>(ptr));
     ws.DrainAndInvalidate(d);  // a kernel in flight may still use it; slots may name it
-    Release(d, *buf);
+    ReleaseBuffer(d, *buf);
   }
   void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
     if (nbytes == 0) return;
@@ -177,15 +160,92 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
     ws.Drain(ws.device(id));
   }
 
- private:
-  static void Release(const Device& d, const Buffer& buf) {
-    const VkApi& vk = Workspace::Get().vk();
-    if (buf.buffer) vk.vkDestroyBuffer(d.device, buf.buffer, nullptr);
-    if (buf.memory) vk.vkFreeMemory(d.device, buf.memory, nullptr);  // unmaps too
+  // Native streams, events and graphs: vulkan_device_layer.h.
+  bool HasStreams() const override { return true; }
+  bool HasGraphs() const override { return true; }
+  void* StreamCreate(int id) override { return vulkan::StreamCreate(id); }
+  void StreamDestroy(int id, void* stream) override { vulkan::StreamDestroy(id, stream); }
+  void StreamSynchronize(int id, void* stream) override { vulkan::StreamSynchronize(id, stream); }
+  void* EventRecord(int id, void* stream, bool timing) override {
+    return vulkan::EventRecord(id, stream, timing);
   }
+  bool EventQuery(int, void* event) override { return vulkan::EventQuery(event); }
+  void EventSynchronize(int, void* event) override { vulkan::EventSynchronize(event); }
+  double EventElapsedMs(int id, void* start, void* end) override {
+    return vulkan::EventElapsedMs(id, start, end);
+  }
+  void EventDestroy(int, void* event) override { vulkan::EventDestroy(event); }
+  void StreamWaitEvent(int id, void* stream, void* event) override {
+    vulkan::StreamWaitEvent(id, stream, event);
+  }
+  void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
+                         void* stream) override {
+    vulkan::CopyFromHostAsync(host, dst, offset, nbytes, stream);
+  }
+  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes,
+                       void* stream) override {
+    vulkan::CopyToHostAsync(src, offset, host, nbytes, stream);
+  }
+  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
+                          size_t nbytes, void* stream) override {
+    vulkan::CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, stream);
+  }
+  void GraphBegin(int id, void* stream) override { vulkan::GraphBegin(id, stream); }
+  void* GraphEnd(int id, void* stream) override { return vulkan::GraphEnd(id, stream); }
+  void GraphLaunch(int id, void* graph, void* stream) override {
+    vulkan::GraphLaunch(id, graph, stream);
+  }
+  void GraphDestroy(int, void* graph) override { vulkan::GraphDestroy(graph); }
 };
 
 }  // namespace
+
+std::unique_ptr<Buffer> NewBuffer(int id, const Device& d, size_t nbytes) {
+  const VkApi& vk = Workspace::Get().vk();
+  auto buf = std::make_unique<Buffer>();
+  auto info = Make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  info.size = std::max<size_t>(nbytes, 4);  // zero-sized buffers are invalid
+  // A uniform buffer too: a shader's uniform block binds a tensor.
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  MODRT_VK_CHECK(vk.vkCreateBuffer(d.device, &info, nullptr, &buf->buffer),
+                 StrCat("creating a buffer of ", nbytes, " bytes"));
+  VkMemoryRequirements req{};
+  vk.vkGetBufferMemoryRequirements(d.device, buf->buffer, &req);
+  auto alloc = Make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  alloc.allocationSize = req.size;
+  try {
+    alloc.memoryTypeIndex = PickMemoryType(d, req.memoryTypeBits);
+    const VkResult r = vk.vkAllocateMemory(d.device, &alloc, nullptr, &buf->memory);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+      Fail("MemoryError", "vulkan(", id, "): cannot allocate ", nbytes,
+           " bytes: the driver refused (", VkResultName(r), ")");
+    }
+    MODRT_VK_CHECK(r, StrCat("allocation of ", nbytes, " bytes"));
+    MODRT_VK_CHECK(vk.vkBindBufferMemory(d.device, buf->buffer, buf->memory, 0),
+                   "binding buffer memory");
+    MODRT_VK_CHECK(vk.vkMapMemory(d.device, buf->memory, 0, VK_WHOLE_SIZE, 0, &buf->host),
+                   "mapping a buffer");
+    if (buf->host == nullptr || buf->host == MAP_FAILED) {
+      // lavapipe maps device memory into the address space here (mmap) and
+      // answers VK_SUCCESS with mmap's MAP_FAILED when the address space is
+      // full: kernels and copies would then write through it.
+      Fail("MemoryError", "vulkan(", id, "): cannot allocate ", nbytes,
+           " bytes: the driver could not map them (vkMapMemory gave no address)");
+    }
+  } catch (...) {
+    ReleaseBuffer(d, *buf);
+    throw;
+  }
+  return buf;
+}
+
+void ReleaseBuffer(const Device& d, const Buffer& buf) {
+  const VkApi& vk = Workspace::Get().vk();
+  if (buf.buffer) vk.vkDestroyBuffer(d.device, buf.buffer, nullptr);
+  if (buf.memory) vk.vkFreeMemory(d.device, buf.memory, nullptr);  // unmaps too
+}
 
 Device& Workspace::device(int id) {
   CheckDevice(kBackendIdentity, id);
@@ -193,91 +253,17 @@ Device& Workspace::device(int id) {
 }
 
 void Workspace::Drain(Device& d) {
-  std::lock_guard lock(*d.mu);
-  Retire(d, /*wait=*/true);
+  std::vector<std::shared_ptr<Stream>> streams;
+  {
+    std::lock_guard lock(d.shared->streams);
+    streams = d.streams;
+  }
+  for (const auto& s : streams) s->Synchronize();
 }
 
 void Workspace::DrainAndInvalidate(Device& d) {
-  std::lock_guard lock(*d.mu);
-  Retire(d, /*wait=*/true);
-  ++d.generation;
-}
-
-void Workspace::Retire(Device& d, bool wait) {
-  if (d.in_flight.empty()) return;
-  std::vector<VkFence> fences;
-  fences.reserve(d.in_flight.size());
-  size_t finished = 0;
-  if (wait) {
-    // Every fence: a fence covers only its own submission, so the last one
-    // signalling says nothing of the others' fences.
-    for (const Slot& s : d.in_flight) fences.push_back(s.fence);
-    MODRT_VK_CHECK(vk_.vkWaitForFences(d.device, static_cast<uint32_t>(fences.size()),
-                                       fences.data(), VK_TRUE, UINT64_MAX),
-                   "waiting for kernels");
-    finished = d.in_flight.size();
-  } else {
-    // Oldest first; the first one still running ends the scan (a later one
-    // that finished is recycled next time).
-    while (finished < d.in_flight.size() &&
-           vk_.vkGetFenceStatus(d.device, d.in_flight[finished].fence) == VK_SUCCESS) {
-      fences.push_back(d.in_flight[finished].fence);
-      ++finished;
-    }
-  }
-  if (finished == 0) return;
-  VkResult reset = vk_.vkResetFences(d.device, static_cast<uint32_t>(fences.size()), fences.data());
-  for (size_t i = 0; i < finished; ++i) {
-    Slot& s = d.in_flight[i];
-    if (reset == VK_SUCCESS && d.free.size() < kMaxFreeSlots) {
-      d.free.push_back(std::move(s));
-    } else {
-      DestroySlot(d, s);
-    }
-  }
-  d.in_flight.erase(d.in_flight.begin(),
-                    d.in_flight.begin() + static_cast<std::ptrdiff_t>(finished));
-  MODRT_VK_CHECK(reset, "resetting fences");
-}
-
-Slot Workspace::AcquireSlot(Device& d) {
-  if (!d.free.empty()) {
-    Slot s = std::move(d.free.back());
-    d.free.pop_back();
-    return s;
-  }
-  Slot s;
-  ++d.slots_created;
-  auto alloc = Make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-  alloc.commandPool = d.commands;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  MODRT_VK_CHECK(vk_.vkAllocateCommandBuffers(d.device, &alloc, &s.cmd),
-                 "allocating a command buffer");
-  auto fence = Make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-  VkResult r = vk_.vkCreateFence(d.device, &fence, nullptr, &s.fence);
-  if (r != VK_SUCCESS) {
-    DestroySlot(d, s);
-    MODRT_VK_CHECK(r, "creating a fence");
-  }
-  return s;
-}
-
-void Workspace::ReleaseUnsubmitted(Device& d, Slot& s) {
-  s.recorded = false;
-  s.sets.clear();  // may be half written
-  if (d.free.size() < kMaxFreeSlots) {
-    d.free.push_back(std::move(s));
-  } else {
-    DestroySlot(d, s);
-  }
-}
-
-void Workspace::DestroySlot(const Device& d, Slot& s) {
-  if (s.cmd) vk_.vkFreeCommandBuffers(d.device, d.commands, 1, &s.cmd);
-  if (s.fence) vk_.vkDestroyFence(d.device, s.fence, nullptr);
-  if (s.descriptors) vk_.vkDestroyDescriptorPool(d.device, s.descriptors, nullptr);
-  s = Slot{};
+  Drain(d);
+  d.shared->generation.fetch_add(1);
 }
 
 std::string Workspace::Init() {
@@ -318,6 +304,7 @@ std::string Workspace::Init() {
   if (vk_.name == nullptr) return StrCat(library, " does not provide " #name);
   MODRT_VK_INSTANCE_FUNCTIONS(MODRT_VK_RESOLVE)
 #undef MODRT_VK_RESOLVE
+  ResolveTimelineFunctions();
 
   uint32_t n = 0;
   r = vk_.vkEnumeratePhysicalDevices(instance_, &n, nullptr);
@@ -348,6 +335,17 @@ std::string Workspace::Init() {
   return "";
 }
 
+void Workspace::ResolveTimelineFunctions() {
+  auto resolve = [&](const char* core, const char* khr) {
+    PFN_vkVoidFunction f = vk_.vkGetInstanceProcAddr(instance_, core);
+    return f ? f : vk_.vkGetInstanceProcAddr(instance_, khr);
+  };
+  vk_.vkWaitSemaphores =
+      reinterpret_cast<PFN_vkWaitSemaphores>(resolve("vkWaitSemaphores", "vkWaitSemaphoresKHR"));
+  vk_.vkGetSemaphoreCounterValue = reinterpret_cast<PFN_vkGetSemaphoreCounterValue>(
+      resolve("vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR"));
+}
+
 std::string Workspace::OpenDevice(VkPhysicalDevice p, Device* d) {
   d->physical = p;
   Capabilities& caps = d->caps;
@@ -370,13 +368,21 @@ std::string Workspace::OpenDevice(VkPhysicalDevice p, Device* d) {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
   auto f16i8 = Make<VkPhysicalDeviceShaderFloat16Int8Features>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+  auto timeline = Make<VkPhysicalDeviceTimelineSemaphoreFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES);
   auto features = Make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   features.pNext = &storage16;
   if (v12) {
     storage16.pNext = &storage8;
     storage8.pNext = &f16i8;
+    f16i8.pNext = &timeline;
   }
   vk_.vkGetPhysicalDeviceFeatures2(p, &features);
+  // Streams are timelines: their submissions signal a timeline semaphore.
+  if (!timeline.timelineSemaphore || vk_.vkWaitSemaphores == nullptr ||
+      vk_.vkGetSemaphoreCounterValue == nullptr) {
+    return name + ": no timeline semaphores (Vulkan 1.2); modrt's streams need them";
+  }
   caps.int16 = features.features.shaderInt16;
   caps.int64 = features.features.shaderInt64;
   caps.float64 = features.features.shaderFloat64;
@@ -387,19 +393,7 @@ std::string Workspace::OpenDevice(VkPhysicalDevice p, Device* d) {
   caps.float16 = f16i8.shaderFloat16;
   caps.int8 = f16i8.shaderInt8;
 
-  uint32_t nfamilies = 0;
-  vk_.vkGetPhysicalDeviceQueueFamilyProperties(p, &nfamilies, nullptr);
-  std::vector<VkQueueFamilyProperties> families(nfamilies);
-  vk_.vkGetPhysicalDeviceQueueFamilyProperties(p, &nfamilies, families.data());
-  // A compute-only family first: it is the one meant for compute work.
-  int family = -1;
-  for (uint32_t i = 0; i < nfamilies; ++i) {
-    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-    if (family < 0 || !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))
-      family = static_cast<int>(i);
-  }
-  if (family < 0) return name + ": no compute queue";
-  d->queue_family = static_cast<uint32_t>(family);
+  if (!PickComputeFamily(vk_, p, d)) return name + ": no compute queue";
 
   vk_.vkGetPhysicalDeviceMemoryProperties(p, &d->memory);
   for (uint32_t i = 0; i < d->memory.memoryHeapCount; ++i) {
@@ -420,14 +414,6 @@ std::string Workspace::OpenDevice(VkPhysicalDevice p, Device* d) {
   VkResult r = vk_.vkCreateDevice(p, &info, nullptr, &d->device);
   if (r != VK_SUCCESS) return StrCat(name, ": vkCreateDevice failed: ", VkResultName(r));
   vk_.vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
-  auto pool = Make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
-  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;  // slots re-record their buffers
-  pool.queueFamilyIndex = d->queue_family;
-  r = vk_.vkCreateCommandPool(d->device, &pool, nullptr, &d->commands);
-  if (r != VK_SUCCESS) {
-    vk_.vkDestroyDevice(d->device, nullptr);
-    return StrCat(name, ": vkCreateCommandPool failed: ", VkResultName(r));
-  }
   return "";
 }
 
@@ -439,8 +425,7 @@ plugin::DeviceAPI& VulkanDeviceAPIInstance() {
 void LaunchSlotsCreated(const Args& args, Ret* ret) {
   args.ExpectCount(1, "vulkan.launch_slots_created");
   Device& d = Workspace::Get().device(static_cast<int>(args.Int(0)));
-  std::lock_guard lock(*d.mu);
-  ret->SetInt(d.slots_created);
+  ret->SetInt(d.shared->slots_created.load());
 }
 
 }  // namespace vulkan

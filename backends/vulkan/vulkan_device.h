@@ -1,10 +1,10 @@
 // Vulkan devices: the process-wide Workspace (the loader, one instance, a
-// logical device with one compute queue per usable physical device), the
-// launch slots each device recycles, and the buffers behind tensors.
+// logical device with one compute queue per usable physical device), what a
+// device's streams share, and the buffers behind tensors.
 #ifndef MODRT_BACKENDS_VULKAN_VULKAN_DEVICE_H_
 #define MODRT_BACKENDS_VULKAN_VULKAN_DEVICE_H_
 
-#include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -28,32 +28,26 @@ struct Capabilities {
   uint64_t device_local_bytes = 0;
 };
 
-// What one launch records and submits: a command buffer, the fence that says
-// it finished, and a descriptor pool for its buffer bindings. Slots are made
-// once and recycled: a finished slot goes back to its device's free list and
-// the next launch resets and reuses it. A slot remembers what it last held
-// (descriptor set contents, recorded commands) so that a launch identical to
-// the slot's last one re-submits it without updating or recording anything.
-struct Slot {
-  VkCommandBuffer cmd = VK_NULL_HANDLE;  // from Device::commands
-  VkFence fence = VK_NULL_HANDLE;        // unsignaled while the slot is free
-  VkDescriptorPool descriptors = VK_NULL_HANDLE;
-  uint32_t descriptor_capacity = 0;  // descriptors of each buffer type the pool holds
-  uint32_t set_capacity = 0;         // sets the pool holds
-  // The sets allocated from `descriptors` (one per set number of the
-  // pipeline layout) and what they were written with; valid while
-  // `generation` equals the device's (bumped when buffers or pipelines are
-  // destroyed, whose handles may then be reused).
-  std::vector<VkDescriptorSet> sets;
-  VkPipelineLayout sets_layout = VK_NULL_HANDLE;
-  std::vector<VkBuffer> bound;
-  // What `cmd` holds when `recorded`: a complete recording of this dispatch.
-  bool recorded = false;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  std::vector<VkDescriptorSet> recorded_sets;
-  std::array<uint32_t, 3> grid{};
-  std::vector<uint8_t> constants;
-  uint64_t generation = 0;
+class Stream;
+
+// Timestamp queries for events recorded with timing: pools of queries, each
+// query taken by one event and given back when it goes.
+struct QuerySlot {
+  VkQueryPool pool = VK_NULL_HANDLE;
+  uint32_t index = 0;
+};
+
+// What the streams of a device share; not movable, so behind a pointer.
+struct DeviceShared {
+  std::mutex queue;    // guards vkQueueSubmit
+  std::mutex streams;  // guards Device::streams
+  // Bumped whenever a buffer or a pipeline of this device is destroyed: what
+  // slots remember from before may name a handle now reused for another object.
+  std::atomic<uint64_t> generation{0};
+  std::atomic<int64_t> slots_created{0};  // ever; launches recycle them
+  std::mutex queries_mu;                  // guards the two below
+  std::vector<VkQueryPool> query_pools;
+  std::vector<QuerySlot> free_queries;
 };
 
 struct Device {
@@ -63,15 +57,10 @@ struct Device {
   VkQueue queue = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory{};
   Capabilities caps;
-  // Guards the queue, the command pool, the slots and `generation`.
-  std::unique_ptr<std::mutex> mu = std::make_unique<std::mutex>();
-  VkCommandPool commands = VK_NULL_HANDLE;  // with RESET_COMMAND_BUFFER
-  std::vector<Slot> in_flight;              // in submission order
-  std::vector<Slot> free;                   // finished, fences reset; reused last-in first-out
-  // Bumped whenever a buffer or a pipeline of this device is destroyed: what
-  // slots remember from before may name a handle now reused for another object.
-  uint64_t generation = 0;
-  int64_t slots_created = 0;  // ever; launches recycle them
+  uint32_t timestamp_bits = 0;  // of the queue family; 0: no timestamps
+  std::unique_ptr<DeviceShared> shared = std::make_unique<DeviceShared>();
+  // Every live stream, the default stream first (made on first use).
+  std::vector<std::shared_ptr<Stream>> streams;
 };
 
 // Device memory behind a tensor: a storage buffer, persistently mapped.
@@ -80,6 +69,11 @@ struct Buffer {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void* host = nullptr;
 };
+
+// A host-visible buffer of `nbytes` on `d` (MemoryError when the driver has
+// no memory for it), and its release.
+std::unique_ptr<Buffer> NewBuffer(int id, const Device& d, size_t nbytes);
+void ReleaseBuffer(const Device& d, const Buffer& buf);
 
 // Process-wide Vulkan state: the loader, one instance, and a logical device
 // with one compute queue per usable physical device (best kind first).
@@ -90,25 +84,12 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   // Device `id`; ValueError when there is none.
   Device& device(int id);
 
-  // Waits for everything submitted to the device; recycles what it held.
+  // Waits for everything submitted to the device's streams; recycles what they held.
   void Drain(Device& d);
 
   // Drain, and forget what slots remember: a buffer or pipeline is about to be
   // destroyed, and its handle may be reused for another object.
   void DrainAndInvalidate(Device& d);
-
-  // Moves finished submissions to the free list; with `wait`, waits for all of
-  // them first. Callers hold d.mu.
-  void Retire(Device& d, bool wait);
-
-  // A free slot (recycled when there is one), its fence unsignaled. Callers hold d.mu.
-  Slot AcquireSlot(Device& d);
-
-  // Returns a slot that was not submitted (its fence unsignaled) to the free
-  // list, forgetting its recording. Callers hold d.mu.
-  void ReleaseUnsubmitted(Device& d, Slot& s);
-
-  void DestroySlot(const Device& d, Slot& s);
 
  private:
   friend class plugin::LazyDriverState<Workspace>;
@@ -118,6 +99,9 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   // Creates the logical device with every feature the shaders may need that
   // the device supports. Empty on success, else why the device is skipped.
   std::string OpenDevice(VkPhysicalDevice p, Device* d);
+
+  // vkWaitSemaphores and vkGetSemaphoreCounterValue, core or KHR, where the loader has them.
+  void ResolveTimelineFunctions();
 
   plugin::DriverLibrary lib_;
   VkApi vk_;

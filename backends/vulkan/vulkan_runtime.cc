@@ -10,10 +10,19 @@
 //   a shader with a fixed local_size must be launched with that size;
 // - blockIdx.{x,y,z} is the dispatch size.
 //
-// The runtime's parts: vulkan_api.h (the entry points, loaded at run time),
-// vulkan_device.{h,cc} (the Workspace, devices, launch slots, buffers and the
-// device API), spirv_scan.{h,cc} (what a launch reads from a shader's SPIR-V)
-// and vulkan_module.{h,cc} (pipelines and launches). This file registers them.
+// The runtime's parts, one concern each (backends/webgpu is split the same way):
+// - vulkan_api.h: the entry points, loaded at run time;
+// - vulkan_device: the Workspace, devices, launch slots, buffers, the device API;
+// - spirv_scan: what a launch reads from a shader's SPIR-V;
+// - vulkan_pipelines: the pipeline cache (one per function and launch shape);
+// - vulkan_descriptors: the descriptor sets that bind a launch's buffers;
+// - vulkan_commands: what a dispatch is, and recording it;
+// - vulkan_submit: launches, copies and timestamps submitted in recycled slots;
+// - vulkan_streams: streams as timelines of submissions to the one queue;
+// - vulkan_graphs: launches captured into one reusable command buffer;
+// - vulkan_device_layer: streams, events, copies and graphs as the device API has them;
+// - vulkan_module: the module, whose launch goes through the four above.
+// This file registers them.
 #include "backend_identity.h"
 #include "modrt/plugin.h"
 #include "vulkan_device.h"
@@ -32,9 +41,9 @@ void InitPlugin() {
   // with one launch shape reuse one pipeline.
   RegisterGlobal("vulkan.pipelines_created",
                  [](const Args& args, Ret* ret) { PipelinesCreated(args, ret); });
-  // How many launch slots (command buffer, fence, descriptor pool) a device
-  // has created: launches recycle them, so this stays at the most launches
-  // ever in flight at once.
+  // How many launch slots (command buffer, descriptor pool) a device's
+  // streams have created: launches recycle them, so this stays at the most
+  // launches ever in flight at once.
   RegisterGlobal("vulkan.launch_slots_created",
                  [](const Args& args, Ret* ret) { LaunchSlotsCreated(args, ret); });
 }

@@ -1,0 +1,87 @@
+#include "vulkan_graphs.h"
+
+#include <algorithm>
+
+#include "vulkan_descriptors.h"
+
+namespace modrt {
+namespace vulkan {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
+
+namespace {
+
+// Descriptor pools of a graph hold this many sets (more when one launch needs more).
+constexpr uint32_t kGraphPoolSets = 256;
+
+}  // namespace
+
+Graph::Graph(Device& d) : d_(d) {
+  const VkApi& vk = Workspace::Get().vk();
+  auto pool = Make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+  pool.queueFamilyIndex = d.queue_family;
+  MODRT_VK_CHECK(vk.vkCreateCommandPool(d.device, &pool, nullptr, &pool_),
+                 "creating a command pool");
+  auto alloc = Make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  alloc.commandPool = pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  // No ONE_TIME_SUBMIT: replays submit it again; SIMULTANEOUS_USE: a replay
+  // may be submitted while the one before is still running.
+  auto begin = Make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+  VkResult r = vk.vkAllocateCommandBuffers(d.device, &alloc, &cmd_);
+  if (r == VK_SUCCESS) r = vk.vkBeginCommandBuffer(cmd_, &begin);
+  if (r != VK_SUCCESS) {
+    vk.vkDestroyCommandPool(d.device, pool_, nullptr);
+    MODRT_VK_CHECK(r, "beginning a graph's recording");
+  }
+}
+
+Graph::~Graph() {
+  const VkApi& vk = Workspace::Get().vk();
+  for (VkDescriptorPool p : descriptor_pools_) vk.vkDestroyDescriptorPool(d_.device, p, nullptr);
+  vk.vkDestroyCommandPool(d_.device, pool_, nullptr);  // frees cmd_
+}
+
+VkDescriptorPool Graph::PoolFor(uint32_t sets, uint32_t descriptors) {
+  if (descriptor_pools_.empty() || sets_left_ < sets || descriptors_left_ < descriptors) {
+    const uint32_t pool_sets = std::max(kGraphPoolSets, sets);
+    const uint32_t pool_descriptors = std::max(kGraphPoolSets * 4, descriptors);
+    descriptor_pools_.push_back(
+        CreateDescriptorPool(Workspace::Get().vk(), d_.device, pool_descriptors, pool_sets));
+    sets_left_ = pool_sets;
+    descriptors_left_ = pool_descriptors;
+  }
+  sets_left_ -= sets;
+  descriptors_left_ -= descriptors;
+  return descriptor_pools_.back();
+}
+
+void Graph::RecordDispatch(const Dispatch& dispatch) {
+  const VkApi& vk = Workspace::Get().vk();
+  const ArgLayout& args = dispatch.pipeline->args;
+  std::vector<VkDescriptorSet> sets;
+  if (!dispatch.buffers.empty()) {
+    // Descriptors of each type are counted together: a pool holds as many of each.
+    VkDescriptorPool pool =
+        PoolFor(args.set_count, std::max(args.storage_count, args.uniform_count));
+    sets = WriteDescriptorSets(vk, d_.device, pool, *dispatch.pipeline, dispatch.buffers);
+  }
+  vulkan::RecordDispatch(vk, cmd_, dispatch, sets);
+}
+
+void Graph::RecordCopy(VkBuffer src, size_t src_offset, VkBuffer dst, size_t dst_offset,
+                       size_t nbytes) {
+  vulkan::RecordCopy(Workspace::Get().vk(), cmd_, src, src_offset, dst, dst_offset, nbytes);
+}
+
+void Graph::End() {
+  const VkApi& vk = Workspace::Get().vk();
+  RecordHostReadBarrier(vk, cmd_);  // the host sees the graph's writes once it completed
+  MODRT_VK_CHECK(vk.vkEndCommandBuffer(cmd_), "ending a graph's recording");
+  ended_ = true;
+}
+
+}  // namespace vulkan
+}  // namespace modrt

@@ -1,0 +1,99 @@
+#include "vulkan_submit.h"
+
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "vulkan_descriptors.h"
+#include "vulkan_graphs.h"
+
+namespace modrt {
+namespace vulkan {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
+
+namespace {
+
+// True when the slot's recording is this very dispatch (pipeline, bindings,
+// push constants, grid) and may be re-submitted as it is.
+bool RecordedAlready(const Slot& s, const Dispatch& dispatch,
+                     const std::vector<VkDescriptorSet>& sets) {
+  return s.recorded && s.pipeline == dispatch.pipeline->pipeline && s.recorded_sets == sets &&
+         s.grid == dispatch.grid && s.constants == dispatch.constants;
+}
+
+void Record(const VkApi& vk, Slot& s, const Dispatch& dispatch,
+            const std::vector<VkDescriptorSet>& sets) {
+  s.recorded = false;
+  RecordLaunch(vk, s.cmd, dispatch, sets);
+  s.recorded = true;
+  s.pipeline = dispatch.pipeline->pipeline;
+  s.recorded_sets = sets;
+  s.grid = dispatch.grid;
+  s.constants = dispatch.constants;
+}
+
+// A slot that goes back to its stream's free list unless it was submitted.
+class SlotLease {
+ public:
+  explicit SlotLease(Stream& stream) : stream_(stream), slot_(stream.AcquireSlotLocked()) {}
+  ~SlotLease() {
+    if (slot_) stream_.ReleaseSlotLocked(std::move(slot_));
+  }
+  Slot& operator*() { return *slot_; }
+  std::unique_ptr<Slot> Take() { return std::move(slot_); }
+
+ private:
+  Stream& stream_;
+  std::unique_ptr<Slot> slot_;
+};
+
+}  // namespace
+
+void SubmitLaunch(Stream& stream, const Dispatch& dispatch, const std::string& name) {
+  const VkApi& vk = Workspace::Get().vk();
+  Device& d = stream.device();
+  std::lock_guard lock(stream.mu());
+  if (const std::shared_ptr<Graph>& graph = stream.capture_locked()) {
+    return graph->RecordDispatch(dispatch);
+  }
+  stream.RetireLocked();
+  SlotLease lease(stream);
+  Slot& s = *lease;
+  const uint64_t generation = d.shared->generation.load();
+  if (s.generation != generation) {
+    s.sets.clear();
+    s.recorded = false;
+    s.generation = generation;
+  }
+  bool rewritten = false;
+  const std::vector<VkDescriptorSet> no_sets;
+  const std::vector<VkDescriptorSet>& sets =
+      dispatch.buffers.empty()
+          ? no_sets
+          : SlotDescriptorSets(vk, d, s, *dispatch.pipeline, dispatch.buffers, &rewritten);
+  if (rewritten || !RecordedAlready(s, dispatch, sets)) Record(vk, s, dispatch, sets);
+  Submission submission;
+  VkCommandBuffer cmd = s.cmd;
+  submission.slot = lease.Take();
+  stream.SubmitLocked(cmd, std::move(submission), StrCat("launch of ", name));
+}
+
+uint64_t SubmitCommandsLocked(Stream& stream, const std::function<void(VkCommandBuffer)>& record,
+                              Submission submission, const std::string& what) {
+  const VkApi& vk = Workspace::Get().vk();
+  stream.RetireLocked();
+  SlotLease lease(stream);
+  Slot& s = *lease;
+  s.recorded = false;  // no longer a dispatch's recording
+  BeginOnce(vk, s.cmd);
+  record(s.cmd);
+  MODRT_VK_CHECK(vk.vkEndCommandBuffer(s.cmd), what);
+  VkCommandBuffer cmd = s.cmd;
+  submission.slot = lease.Take();
+  return stream.SubmitLocked(cmd, std::move(submission), what);
+}
+
+}  // namespace vulkan
+}  // namespace modrt
