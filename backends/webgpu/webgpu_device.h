@@ -2,7 +2,8 @@
 // one instance, the default adapter, one device on it and its queue: modrt
 // device webgpu(0)), the batch of launches being recorded, error scopes, and
 // the storage buffers behind tensors. webgpu_device.cc opens the device and
-// implements the DeviceAPI; webgpu_module.cc launches on it.
+// implements the DeviceAPI; webgpu_submit.cc submits the batch; webgpu_module.cc
+// launches on it.
 #ifndef MODRT_BACKENDS_WEBGPU_WEBGPU_DEVICE_H_
 #define MODRT_BACKENDS_WEBGPU_WEBGPU_DEVICE_H_
 
@@ -96,43 +97,12 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   static constexpr int kMaxBatch = 64;
 
   // The encoder of the batch being recorded. Callers hold submit_mu().
-  WGPUCommandEncoder PendingLocked() {
-    if (pending_ == nullptr) pending_ = api_.wgpuDeviceCreateCommandEncoder(device_, nullptr);
-    return pending_;
-  }
+  WGPUCommandEncoder PendingLocked();
   // A launch was recorded; submits the batch when it is full. Callers hold submit_mu().
-  void RecordedLocked() {
-    if (++pending_count_ >= kMaxBatch) FlushLocked();
-  }
+  void RecordedLocked();
   // Submits the batch being recorded, if any. Callers hold submit_mu().
-  // An encoder wgpu found invalid is not submitted: wgpu-native's queue
-  // submission treats an invalid command buffer as fatal (a panic that
-  // aborts the process). Its error is kept for the next wait to raise.
-  void FlushLocked() {
-    if (pending_ == nullptr) return;
-    WGPUCommandBuffer cmd = nullptr;
-    const std::string error =
-        Scoped([&] { cmd = api_.wgpuCommandEncoderFinish(pending_, nullptr); });
-    api_.wgpuCommandEncoderRelease(pending_);
-    pending_ = nullptr;
-    const int dropped = pending_count_;
-    pending_count_ = 0;
-    ++batch_;
-    if (!error.empty()) {
-      if (cmd != nullptr) api_.wgpuCommandBufferRelease(cmd);
-      Record(plugin::StrCat("wgpu refused a batch of ", dropped,
-                            " launches, which did not run: ", error));
-      return;
-    }
-    if (cmd != nullptr) {
-      api_.wgpuQueueSubmit(queue_, 1, &cmd);
-      api_.wgpuCommandBufferRelease(cmd);
-    }
-  }
-  void Flush() {
-    std::lock_guard lock(submit_mu_);
-    FlushLocked();
-  }
+  void FlushLocked();
+  void Flush();
   // Which batch is being recorded (it changes at every submission). Callers hold submit_mu().
   uint64_t batch() const { return batch_; }
 
@@ -182,10 +152,7 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   }
 
   // Submits what is recorded and waits for all of it.
-  void Drain() {
-    Flush();
-    api_.wgpuDevicePoll(device_, 1, nullptr);
-  }
+  void Drain();
 
  private:
   friend class plugin::LazyDriverState<Workspace>;
