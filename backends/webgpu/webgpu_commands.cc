@@ -43,19 +43,19 @@ uint32_t UniformSlot(Workspace& ws, const Kernel& kernel, const LaunchArgs& args
   return offset;
 }
 
-void EncodeDispatch(const WgpuApi& api, WGPUComputePassEncoder pass, const Kernel& kernel,
-                    WGPUComputePipeline pipeline, const std::vector<WGPUBindGroup>& groups,
-                    uint32_t uniform_offset, const uint32_t grid[3]) {
+void EncodeDispatch(const WgpuApi& api, WGPUComputePassEncoder pass, WGPUComputePipeline pipeline,
+                    const std::vector<WGPUBindGroup>& groups,
+                    const std::vector<uint32_t>& uniforms_per_group, uint32_t uniform_offset,
+                    const uint32_t grid[3]) {
   api.wgpuComputePassEncoderSetPipeline(pass, pipeline);
   // Every uniform of the kernel reads the same slot.
-  std::vector<uint32_t> dynamic_offsets(kernel.iface.uniforms.size(), uniform_offset);
+  const size_t most = uniforms_per_group.empty()
+                          ? 0
+                          : *std::max_element(uniforms_per_group.begin(), uniforms_per_group.end());
+  std::vector<uint32_t> dynamic_offsets(most, uniform_offset);
   for (size_t g = 0; g < groups.size(); ++g) {
-    size_t uniforms = 0;
-    for (const UniformBlock& u : kernel.iface.uniforms) {
-      uniforms += kernel.wgsl.resources[u.resource].group == g ? 1 : 0;
-    }
-    api.wgpuComputePassEncoderSetBindGroup(pass, static_cast<uint32_t>(g), groups[g], uniforms,
-                                           dynamic_offsets.data());
+    api.wgpuComputePassEncoderSetBindGroup(pass, static_cast<uint32_t>(g), groups[g],
+                                           uniforms_per_group[g], dynamic_offsets.data());
   }
   api.wgpuComputePassEncoderDispatchWorkgroups(pass, grid[0], grid[1], grid[2]);
 }
@@ -65,7 +65,7 @@ void RecordDispatch(Workspace& ws, const Kernel& kernel, WGPUComputePipeline pip
                     const uint32_t grid[3]) {
   const WgpuApi& api = ws.api();
   WGPUComputePassEncoder pass = api.wgpuCommandEncoderBeginComputePass(ws.PendingLocked(), nullptr);
-  EncodeDispatch(api, pass, kernel, pipeline, groups, uniform_offset, grid);
+  EncodeDispatch(api, pass, pipeline, groups, kernel.uniforms_per_group, uniform_offset, grid);
   api.wgpuComputePassEncoderEnd(pass);
   api.wgpuComputePassEncoderRelease(pass);
   ws.RecordedLocked();

@@ -49,6 +49,11 @@ class CallbackResult {
     std::lock_guard lock(CallbackMutex());
     return std::move(value_);
   }
+  // A copy, for a result read more than once.
+  T Get() {
+    std::lock_guard lock(CallbackMutex());
+    return value_;
+  }
 
  private:
   bool done_ = false;
@@ -67,6 +72,7 @@ struct AdapterInfo {
   uint32_t vendor_id = 0, device_id = 0, subgroup_min = 0, subgroup_max = 0;
   WGPULimits limits{};  // the device's: the adapter's own, all requested
   bool float16 = false;
+  bool timestamp_query = false;  // WGPUFeatureName_TimestampQuery, on the device
 };
 // Process-wide wgpu-native state: the library, one instance, the default
 // adapter and one device on it (modrt device webgpu(0)).
@@ -103,6 +109,10 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   // Submits the batch being recorded, if any. Callers hold submit_mu().
   void FlushLocked();
   void Flush();
+  // Submits the batch (an empty submission when there is none, which still
+  // carries the queue writes made since the last) and returns its index: a
+  // point after everything submitted so far. Callers hold submit_mu().
+  WGPUSubmissionIndex SubmitLocked();
   // Which batch is being recorded (it changes at every submission). Callers hold submit_mu().
   uint64_t batch() const { return batch_; }
 
@@ -177,6 +187,7 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   WGPUCommandEncoder pending_ = nullptr;
   int pending_count_ = 0;
   uint64_t batch_ = 0;
+  WGPUSubmissionIndex last_submission_ = 0;
 
  public:
   const std::string& version() const { return version_; }

@@ -1,7 +1,8 @@
 // The WebGPU runtime's module (webgpu_module.h): compiling every function
 // (webgpu_pipelines.cc) and a launch, which goes through the pipeline cache,
 // the bind-group cache (webgpu_bind_groups.cc) and the command recording
-// (webgpu_commands.cc) into the device's batch (webgpu_submit.cc).
+// (webgpu_commands.cc) into the device's batch (webgpu_submit.cc), or into
+// the graph its stream is capturing (webgpu_graphs.cc).
 #include "webgpu_module.h"
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "modrt/launch_limits.h"
 #include "modrt/plugin.h"
 #include "webgpu_device.h"
+#include "webgpu_queue.h"
 #include "wgpu_native.h"
 
 namespace modrt {
@@ -92,6 +94,10 @@ void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
   CheckGrid(ws, info, k.launch);
   const WGPUComputePipeline pipeline = GetPipeline(ws, kernel, info, k.launch);
   const LaunchArgs bound = BindArguments(kernel, k);
+  // On a stream that is capturing a graph, the launch is recorded, not run.
+  if (Graph* graph = Queue::Get().CurrentCapture()) {
+    return graph->Record(ws, kernel, pipeline, bound);
+  }
 
   std::lock_guard lock(ws.submit_mu());
   LaunchCache& cache = caches_.at(info.name);

@@ -42,6 +42,7 @@ struct Kernel {
   size_t num_buffers = 0;
   std::vector<uint32_t> scalar_offsets;  // per argument: its byte offset in a slot (scalars)
   std::vector<uint32_t> block_offsets;   // per uniform block: its offset in a slot
+  std::vector<uint32_t> uniforms_per_group;  // per bind group: its uniform blocks
   uint32_t uniform_size = 0;             // bytes of a slot; 0 without uniforms
   WGPUShaderModule shader = nullptr;
   std::vector<WGPUBindGroupLayout> bind_layouts;  // groups 0..iface.max_group
@@ -104,9 +105,10 @@ uint32_t UniformSlot(Workspace& ws, const Kernel& kernel, const LaunchArgs& args
                      LaunchCache& cache);
 // One dispatch into an open compute pass: pipeline, bind groups (each uniform
 // at `uniform_offset`), workgroups.
-void EncodeDispatch(const WgpuApi& api, WGPUComputePassEncoder pass, const Kernel& kernel,
-                    WGPUComputePipeline pipeline, const std::vector<WGPUBindGroup>& groups,
-                    uint32_t uniform_offset, const uint32_t grid[3]);
+void EncodeDispatch(const WgpuApi& api, WGPUComputePassEncoder pass, WGPUComputePipeline pipeline,
+                    const std::vector<WGPUBindGroup>& groups,
+                    const std::vector<uint32_t>& uniforms_per_group, uint32_t uniform_offset,
+                    const uint32_t grid[3]);
 // One dispatch as a compute pass of its own in the batch. Callers hold submit_mu().
 void RecordDispatch(Workspace& ws, const Kernel& kernel, WGPUComputePipeline pipeline,
                     const std::vector<WGPUBindGroup>& groups, uint32_t uniform_offset,

@@ -137,7 +137,9 @@ void CheckBindingLimits(const Workspace& ws, const FunctionInfo& info, const Ker
 void LayOutUniformSlot(const Workspace& ws, const FunctionInfo& info, Kernel& k) {
   const uint32_t align = std::max<uint32_t>(ws.info().limits.minUniformBufferOffsetAlignment, 16);
   std::vector<uint32_t> block_of_resource(k.wgsl.resources.size(), 0);
+  k.uniforms_per_group.assign(k.iface.max_group + 1, 0);
   for (size_t u = 0; u < k.iface.uniforms.size(); ++u) {
+    ++k.uniforms_per_group[k.wgsl.resources[k.iface.uniforms[u].resource].group];
     k.block_offsets.push_back(k.uniform_size);
     block_of_resource[k.iface.uniforms[u].resource] = k.uniform_size;
     k.uniform_size += (k.iface.uniforms[u].size + align - 1) / align * align;

@@ -62,6 +62,7 @@ ROWS = [
     "cuda-d2h",
     "artifact",
     "vulkan-graph",
+    "webgpu-graph",
     "opencl-graph",
     "pool-alloc",
     "event-timing",
@@ -74,7 +75,7 @@ ROWS = [
 GROUPS = {
     "bandwidth": ["opencl-h2d", "opencl-d2h", "vulkan-h2d", "vulkan-d2h"],
     "cuda": ["cuda-launch", "cuda-h2d", "cuda-d2h"],
-    "device-layer": ["vulkan-graph", "opencl-graph", "pool-alloc", "event-timing"],
+    "device-layer": ["vulkan-graph", "webgpu-graph", "opencl-graph", "pool-alloc", "event-timing"],
     "tinygrad": ["tinygrad-launch", "tinygrad-mlp-step", "tinygrad-conv-forward"],
 }
 # Repeats of every row; a row whose repeats disagree by more than
@@ -566,6 +567,26 @@ ROW_SPECS: dict[str, InProcessRow] = {
         ],
         note="The graph is the core's recorded list (no Vulkan reusable command buffer yet): a replay "
         "saves Python's call overhead, not the backend's per-dispatch submit.",
+    ),
+    "webgpu-graph": InProcessRow(
+        what="per dispatch: 1,000 small WebGPU dispatches (wgpu-native on lavapipe) replayed from a modrt.Graph",
+        unit="us",
+        n=2000,
+        scale=1e6,
+        modrt_case="modrt-webgpu-graph-replay",
+        modrt_command="graph.replay() of 1,000 captured add_one launches; stream.synchronize()",
+        refs=[
+            Ref(
+                "one-by-one",
+                'mod["add_one"](a, 1, 64) x1,000 from Python; dev.sync()',
+                "<= 0.1x one-by-one",
+                0.1,
+                case="modrt-webgpu-one-by-one",
+                of_modrt=True,
+            ),
+            Ref("wgpu", "1,000 dispatch_workgroups(1) in one compute pass, one submit, wait", case="wgpu-graph"),
+        ],
+        note="A replay encodes the recorded dispatches into one compute pass of one command buffer, submitted once.",
     ),
     "opencl-graph": InProcessRow(
         what="per dispatch: 1,000 small PoCL launches replayed from a modrt.Graph",

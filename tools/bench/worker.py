@@ -501,6 +501,10 @@ def _graph_kernel(kind: str):  # type: ignore[no-untyped-def]
     import numpy as np
 
     modrt, dev = _modrt_device(kind)
+    if kind == "webgpu":  # WGSL's add_one takes no n (see WGSL_SOURCE)
+        kernel = modrt.compile({"add_one": WGSL_SOURCE}, kind, ["add_one(float32*; blockIdx.x, threadIdx.x)"])["add_one"]
+        a = modrt.tensor(np.zeros(N_ELEMENTS, dtype="float32"), dev)
+        return modrt, dev, kernel, (a, 1, N_ELEMENTS)
     signature = "add_one(float32*, int32; blockIdx.x, threadIdx.x)"
     source = {"opencl": LAUNCH_SOURCE, "vulkan": {"add_one": VULKAN_SOURCE}}[kind]
     kernel = modrt.compile(source, kind, [signature])["add_one"]
@@ -552,6 +556,56 @@ def modrt_vulkan_graph_replay() -> Run:
 
 def modrt_vulkan_one_by_one() -> Run:
     return _graph_one_by_one("vulkan")
+
+
+def modrt_webgpu_graph_replay() -> Run:
+    return _graph_replay("webgpu")
+
+
+def modrt_webgpu_one_by_one() -> Run:
+    return _graph_one_by_one("webgpu")
+
+
+def wgpu_graph() -> Run:
+    """wgpu-py encoding GRAPH_DISPATCHES dispatches into one compute pass of
+    one command buffer, submitted once; per dispatch."""
+    import numpy as np
+
+    wgpu, device = _wgpu()
+    buf = device.create_buffer_with_data(
+        data=np.zeros(N_ELEMENTS, "float32"),
+        usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST,
+    )
+    shader = device.create_shader_module(code=WGSL_SOURCE)
+    pipeline = device.create_compute_pipeline(layout="auto", compute={"module": shader, "entry_point": "add_one"})
+    group = device.create_bind_group(
+        layout=pipeline.get_bind_group_layout(0), entries=[{"binding": 0, "resource": {"buffer": buf}}]
+    )
+    wait = _wgpu_wait(device)
+
+    def replay() -> None:
+        encoder = device.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(pipeline)
+        compute.set_bind_group(0, group)
+        for _ in range(GRAPH_DISPATCHES):
+            compute.dispatch_workgroups(1)
+        compute.end()
+        device.queue.submit([encoder.finish()])
+
+    replay()
+    wait()
+    _check_ran(np.frombuffer(device.queue.read_buffer(buf), "float32"), GRAPH_DISPATCHES)
+
+    def run(n: int) -> float:
+        replays = max(1, n // GRAPH_DISPATCHES)
+        start = time.perf_counter()
+        for _ in range(replays):
+            replay()
+        wait()
+        return (time.perf_counter() - start) * n / (replays * GRAPH_DISPATCHES)
+
+    return run
 
 
 def modrt_opencl_graph_replay() -> Run:
@@ -817,6 +871,9 @@ CASES: dict[str, Callable[[], Run]] = {
     "cupy-d2h": cupy_d2h,
     "modrt-vulkan-graph-replay": modrt_vulkan_graph_replay,
     "modrt-vulkan-one-by-one": modrt_vulkan_one_by_one,
+    "modrt-webgpu-graph-replay": modrt_webgpu_graph_replay,
+    "modrt-webgpu-one-by-one": modrt_webgpu_one_by_one,
+    "wgpu-graph": wgpu_graph,
     "modrt-opencl-graph-replay": modrt_opencl_graph_replay,
     "modrt-opencl-one-by-one": modrt_opencl_one_by_one,
     "modrt-pool-alloc": modrt_pool_alloc,
