@@ -7,6 +7,7 @@
 
 #include "modrt/function.h"
 #include "modrt/payload.h"
+#include "modrt/plugin_api.h"
 
 namespace modrt {
 
@@ -15,6 +16,18 @@ namespace modrt {
 void SetTypedError(int32_t code, const char* message);
 int32_t LastErrorCode();
 const char* LastErrorMessage();
+
+// A plugin device API's native queues (plugin_api.h: ModrtStreamExtension,
+// and ModrtGraphExtension when it records graphs). Null when the device API
+// has no stream extension (the cpu, a plugin of ABI 1.0): the core then
+// emulates streams (stream.h).
+class DeviceAPI;
+struct NativeQueues {
+  void* self;
+  const ModrtStreamExtension* streams;
+  const ModrtGraphExtension* graphs;  // null when the plugin records no graphs
+};
+const NativeQueues* NativeQueuesOf(DeviceAPI* api);
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
 void LoadPlugin(const std::string& path);

@@ -89,7 +89,12 @@ std::string TakeString(ModrtObjectHandle out, const char* what) {
 // A plugin's device API, as the core's DeviceAPI.
 class PluginDeviceAPI final : public DeviceAPI {
  public:
-  explicit PluginDeviceAPI(const ModrtDeviceApi& table) : t_(table) {}
+  explicit PluginDeviceAPI(const ModrtDeviceApi& table) : t_(table) {
+    native_.self = t_.self;
+    native_.streams = Streams(t_);
+    native_.graphs = native_.streams ? Graphs(t_) : nullptr;
+  }
+  const NativeQueues* native() const { return native_.streams ? &native_ : nullptr; }
   int DeviceCount() override {
     int32_t n = 0;
     CheckPluginCall(t_.device_count(t_.self, &n));
@@ -141,9 +146,48 @@ class PluginDeviceAPI final : public DeviceAPI {
     return r->copy_from_host_range != nullptr && r->copy_to_host_range != nullptr ? r : nullptr;
   }
 
+  // Used only when complete: every function of the table set.
+  static const ModrtStreamExtension* Streams(const ModrtDeviceApi& t) {
+    const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionStreams);
+    if (e == nullptr || e->struct_size < sizeof(ModrtStreamExtension)) return nullptr;
+    const auto* x = reinterpret_cast<const ModrtStreamExtension*>(e);
+    const void* fns[] = {reinterpret_cast<const void*>(x->stream_create),
+                         reinterpret_cast<const void*>(x->stream_destroy),
+                         reinterpret_cast<const void*>(x->stream_synchronize),
+                         reinterpret_cast<const void*>(x->event_record),
+                         reinterpret_cast<const void*>(x->event_query),
+                         reinterpret_cast<const void*>(x->event_synchronize),
+                         reinterpret_cast<const void*>(x->event_elapsed_ms),
+                         reinterpret_cast<const void*>(x->event_destroy),
+                         reinterpret_cast<const void*>(x->stream_wait_event),
+                         reinterpret_cast<const void*>(x->copy_from_host_async),
+                         reinterpret_cast<const void*>(x->copy_to_host_async),
+                         reinterpret_cast<const void*>(x->copy_device_to_device)};
+    for (const void* f : fns) {
+      if (f == nullptr) return nullptr;
+    }
+    return x;
+  }
+  static const ModrtGraphExtension* Graphs(const ModrtDeviceApi& t) {
+    const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionGraphs);
+    if (e == nullptr || e->struct_size < sizeof(ModrtGraphExtension)) return nullptr;
+    const auto* x = reinterpret_cast<const ModrtGraphExtension*>(e);
+    return x->graph_begin && x->graph_end && x->graph_launch && x->graph_destroy ? x : nullptr;
+  }
+
   const ModrtDeviceApi t_;
   const ModrtRangedCopyExtension* ranged_ = RangedCopy(t_);
+  NativeQueues native_{};
 };
+
+}  // namespace
+
+const NativeQueues* NativeQueuesOf(DeviceAPI* api) {
+  auto* plugin = dynamic_cast<PluginDeviceAPI*>(api);
+  return plugin ? plugin->native() : nullptr;
+}
+
+namespace {
 
 // The plugin side of a module: its vtable (as given, to recognise it, and
 // as copied) and `self`, destroyed with the module.
@@ -395,6 +439,12 @@ const char* CoreDeviceKindName(int32_t device_type) {
   return DeviceKindName(static_cast<DLDeviceType>(device_type));
 }
 
+int CoreCurrentStream(int32_t device_type, int32_t device_id, void** out) {
+  return GuardCall([&] {
+    *out = CurrentNativeStream(DLDevice{static_cast<DLDeviceType>(device_type), device_id});
+  });
+}
+
 const ModrtCoreApi& CoreApi() {
   static const ModrtCoreApi api = {
       sizeof(ModrtCoreApi),
@@ -428,6 +478,7 @@ const ModrtCoreApi& CoreApi() {
       &SetTypedError,
       &LastErrorCode,
       &LastErrorMessage,
+      &CoreCurrentStream,
   };
   return api;
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <thread>
 #include <utility>
@@ -55,6 +56,9 @@ std::string Dims(const int64_t* v) { return StrCat("[", v[0], ", ", v[1], ", ", 
 struct DeviceEpochs {
   std::atomic<uint64_t> launched{0};
   std::atomic<uint64_t> completed{0};
+  // Native streams complete out of order across streams: Completed() is
+  // then the least over the device's streams (FirstPendingEpoch).
+  std::atomic<bool> native{false};
 };
 constexpr int kEpochTypes = 64, kEpochIds = 16;
 DeviceEpochs epochs[kEpochTypes][kEpochIds];
@@ -67,6 +71,11 @@ DeviceEpochs* EpochsOf(DLDevice d) {
   return &epochs[d.device_type][d.device_id];
 }
 
+// A plugin call of the stream or graph extension failed: rethrow its error.
+void CheckNative(int status) {
+  if (status != 0) ThrowLastError();
+}
+
 }  // namespace
 
 uint64_t DeviceLaunched(DLDevice device) {
@@ -76,11 +85,29 @@ uint64_t DeviceLaunched(DLDevice device) {
 
 uint64_t DeviceCompleted(DLDevice device) {
   DeviceEpochs* e = EpochsOf(device);
-  return e ? e->completed.load() : 0;
+  if (e == nullptr) return 0;
+  if (!e->native.load()) return e->completed.load();
+  // Read first: a launch counted after this is not claimed complete.
+  uint64_t done = e->launched.load();
+  for (const auto& s : StreamsOf(device)) {
+    const uint64_t first = s->FirstPendingEpoch();
+    if (first != UINT64_MAX) done = std::min(done, first - 1);
+  }
+  return done;
 }
 
 std::string LaunchRecord::Describe() const {
+  if (!is_launch) return kernel;
   return StrCat(kernel, " (grid ", Dims(grid), ", block ", Dims(block), ")");
+}
+
+NativeEvent::~NativeEvent() {
+  // In a forked child the driver's objects are the parent's: left alone.
+  if (!InForkedChild()) queues->streams->event_destroy(queues->self, device_id, handle);
+}
+
+NativeGraph::~NativeGraph() {
+  if (!InForkedChild()) queues->graphs->graph_destroy(queues->self, device_id, handle);
 }
 
 LaunchRecord RecordOf(const FunctionInfo& info, const Args& args) {
@@ -115,13 +142,33 @@ size_t TensorArgBytes(const Args& args) {
 // ---------------------------------------------------------------------------
 
 StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default)
-    : device_(device), api_(api), is_default_(is_default) {}
+    : device_(device),
+      api_(api),
+      is_default_(is_default),
+      native_(device.device_type == kDLCPU ? nullptr : NativeQueuesOf(api)) {
+  if (native_ == nullptr) return;
+  if (DeviceEpochs* e = EpochsOf(device_)) e->native.store(true);
+  if (!is_default_) {
+    CheckNative(native_->streams->stream_create(native_->self, device_.device_id, &native_stream_));
+  }
+}
+
+StreamState::~StreamState() {
+  // Reached once the worker drained the queue (Close asked it to): nothing
+  // of this stream is pending on the device, unless a failure latched.
+  if (native_stream_ != nullptr && !InForkedChild()) {
+    native_->streams->stream_destroy(native_->self, device_.device_id, native_stream_);
+  }
+}
 
 StreamObj::~StreamObj() { state_->Close(); }
 
 void StreamState::Close() {
   if (is_default_) return;
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  // A native queue goes once its work is done: the worker (which holds this
+  // state) waits for it first.
+  if (native_ != nullptr && error_kind_.empty()) RequestSync(lock);
   closing_ = true;
   changed_.notify_all();
 }
@@ -157,12 +204,27 @@ void StreamState::Throttle(size_t bytes) {
   WaitForRoom(bytes, lock);
 }
 
-void StreamState::NoteLaunch(LaunchRecord record, size_t bytes) {
+void StreamState::NoteLaunch(LaunchRecord record, size_t bytes, std::shared_ptr<void> hold) {
   std::unique_lock lock(mu_);
   ++submitted_;
-  if (DeviceEpochs* e = EpochsOf(device_)) e->launched.fetch_add(1);
-  pending_.push_back(Pending{submitted_, std::move(record), bytes});
+  uint64_t epoch = 0;
+  if (DeviceEpochs* e = EpochsOf(device_)) epoch = e->launched.fetch_add(1) + 1;
+  pending_.push_back(Pending{submitted_, std::move(record), bytes, epoch, std::move(hold)});
   pending_bytes_ += bytes;
+}
+
+uint64_t StreamState::FirstPendingEpoch() const {
+  std::lock_guard lock(mu_);
+  return pending_.empty() ? UINT64_MAX : pending_.front().epoch;
+}
+
+std::shared_ptr<NativeEvent> StreamState::RecordNativeEvent(uint64_t* seq) {
+  std::unique_lock lock(mu_);
+  void* handle = nullptr;
+  CheckNative(native_->streams->event_record(native_->self, device_.device_id, native_stream_,
+                                             /*timing=*/1, &handle));
+  *seq = submitted_;
+  return std::make_shared<NativeEvent>(native_, device_.device_id, handle);
 }
 
 void StreamState::Enqueue(LaunchRecord record, size_t bytes, std::function<void()> work) {
@@ -188,7 +250,14 @@ void StreamState::EnqueueWaitFor(std::shared_ptr<StreamState> other, uint64_t se
   Push(Item{ItemKind::kWaitFor, own, nullptr, std::move(other), seq}, lock);
 }
 
-void StreamState::RequestSync(std::unique_lock<std::mutex>& lock) {
+void StreamState::RequestSync(std::unique_lock<std::mutex>& lock,
+                              const std::shared_ptr<NativeEvent>& event, uint64_t seq) {
+  if (event != nullptr && native_ != nullptr) {
+    if (sync_requested_ >= seq || completed_ >= seq) return;
+    sync_requested_ = seq;
+    Push(Item{ItemKind::kEventSync, seq, nullptr, nullptr, 0, 0, event}, lock);
+    return;
+  }
   if (sync_requested_ >= submitted_ || completed_ >= submitted_) return;
   sync_requested_ = submitted_;
   Push(Item{ItemKind::kSync, submitted_, nullptr, nullptr, 0, DeviceLaunched(device_)}, lock);
@@ -219,7 +288,9 @@ void StreamState::RunWorker() {
       continue;
     }
     std::string what;
-    if (item.kind == ItemKind::kSync) what = PendingLocked(item.seq);
+    if (item.kind == ItemKind::kSync || item.kind == ItemKind::kEventSync) {
+      what = PendingLocked(item.seq);
+    }
     if (item.kind == ItemKind::kKernel && !pending_.empty()) {
       what = pending_.front().record.Describe();
     }
@@ -228,7 +299,18 @@ void StreamState::RunWorker() {
     try {
       switch (item.kind) {
         case ItemKind::kKernel: item.work(); break;
-        case ItemKind::kSync: api_->Sync(device_.device_id); break;
+        case ItemKind::kSync:
+          if (native_ != nullptr) {
+            CheckNative(native_->streams->stream_synchronize(native_->self, device_.device_id,
+                                                             native_stream_));
+          } else {
+            api_->Sync(device_.device_id);
+          }
+          break;
+        case ItemKind::kEventSync:
+          CheckNative(native_->streams->event_synchronize(native_->self, device_.device_id,
+                                                          item.event->handle));
+          break;
         case ItemKind::kMarker: break;
         case ItemKind::kWaitFor:
           while (!item.other->Wait(item.other_seq, 3600.0, -1.0)) {
@@ -250,7 +332,7 @@ void StreamState::RunWorker() {
       marker_times_.emplace_back(item.seq, now);
       if (marker_times_.size() > 4096) marker_times_.pop_front();
     }
-    if (item.kind == ItemKind::kSync && kind.empty()) {
+    if (item.kind == ItemKind::kSync && kind.empty() && native_ == nullptr) {
       if (DeviceEpochs* e = EpochsOf(device_)) {
         uint64_t seen = e->completed.load();
         while (seen < item.device_epoch &&
@@ -261,7 +343,7 @@ void StreamState::RunWorker() {
     if (!kind.empty() && error_kind_.empty()) {
       error_kind_ = kind;
       error_message_ =
-          item.kind == ItemKind::kSync
+          item.kind == ItemKind::kSync || item.kind == ItemKind::kEventSync
               ? StrCat("a launch on ", DeviceName(device_), " failed (pending: ", what,
                        "): ", message)
               : StrCat("kernel ", what, " on ", DeviceName(device_), " failed: ", message);
@@ -298,17 +380,26 @@ void StreamState::RaiseLatched(std::unique_lock<std::mutex>&) {
   throw Error(kind, message);
 }
 
-bool StreamState::Query(uint64_t seq) {
+bool StreamState::Query(uint64_t seq, const std::shared_ptr<NativeEvent>& event) {
   std::unique_lock lock(mu_);
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
+  if (event != nullptr && native_ != nullptr) {
+    int32_t done = 0;
+    CheckNative(
+        native_->streams->event_query(native_->self, device_.device_id, event->handle, &done));
+    if (done == 0) return false;
+    Complete(seq, lock);
+    return true;
+  }
   if (!host_executes()) RequestSync(lock);
   return false;
 }
 
-bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s) {
+bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
+                       const std::shared_ptr<NativeEvent>& event) {
   std::unique_lock lock(mu_);
-  if (completed_ < seq && !host_executes()) RequestSync(lock);
+  if (completed_ < seq && !host_executes()) RequestSync(lock, event, seq);
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(std::max(0.0, slice_s)));
   changed_.wait_until(lock, deadline, [&] { return completed_ >= seq || !error_kind_.empty(); });
@@ -341,9 +432,10 @@ GraphObj::~GraphObj() {
   }
 }
 
-void GraphObj::Record(const FunctionObj* function, const Args& args) {
+void GraphObj::Record(const FunctionObj* function, const FunctionInfo* info, const Args& args) {
   Launch l;
   l.function = Ref<FunctionObj>(const_cast<FunctionObj*>(function));
+  l.info = info;
   for (int32_t i = 0; i < args.size(); ++i) {
     ModrtValue v = args[i];
     if (v.type_code == kModrtRawStr || v.type_code == kModrtDLTensorPtr) {
@@ -356,9 +448,37 @@ void GraphObj::Record(const FunctionObj* function, const Args& args) {
   launches_.push_back(std::move(l));
 }
 
+void GraphObj::BeginNative(StreamState& stream) {
+  const NativeQueues* q = stream.native();
+  if (q == nullptr || q->graphs == nullptr) return;
+  // A backend that cannot capture on this stream leaves the recording to the
+  // core's list (Graph.native says which).
+  if (q->graphs->graph_begin(q->self, device_.device_id, stream.native_stream()) != 0) return;
+  native_capture_ = &stream;
+}
+
+void GraphObj::EndNative() {
+  StreamState* stream = std::exchange(native_capture_, nullptr);
+  if (stream == nullptr) return;
+  const NativeQueues* q = stream->native();
+  void* handle = nullptr;
+  const int status =
+      q->graphs->graph_end(q->self, device_.device_id, stream->native_stream(), &handle);
+  if (status != 0 || handle == nullptr) return;  // abandoned: the list replays
+  native_graph_ = std::make_shared<NativeGraph>(q, device_.device_id, handle);
+  if (native_failed_) native_graph_.reset();
+}
+
 namespace {
 thread_local std::shared_ptr<StreamState> current_stream;
 }  // namespace
+
+void* CurrentNativeStream(DLDevice device) {
+  if (current_stream && SameDevice(current_stream->device(), device)) {
+    return current_stream->native_stream();
+  }
+  return nullptr;
+}
 
 void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
                       const std::vector<std::pair<Object*, Object*>>& bindings) {
@@ -371,6 +491,20 @@ void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
       Fail("ValueError",
            "a rebound tensor must have the captured tensor's shape, dtype and device");
     }
+  }
+  if (bindings.empty() && native_graph_ != nullptr && stream->native() == native_graph_->queues &&
+      !launches_.empty()) {
+    const NativeQueues* q = native_graph_->queues;
+    stream->Throttle(0);
+    CheckNative(q->graphs->graph_launch(q->self, device_.device_id, native_graph_->handle,
+                                        stream->native_stream()));
+    LaunchRecord record;
+    const Launch& first = launches_.front();
+    record =
+        RecordOf(*first.info, Args(first.args.data(), static_cast<int32_t>(first.args.size())));
+    record.kernel = StrCat("graph of ", launches_.size(), " launches from ", record.kernel);
+    stream->NoteLaunch(std::move(record), 0, native_graph_);
+    return;
   }
   // Launches go to `stream`: it is made current for the replay.
   std::shared_ptr<StreamState> saved = current_stream;
@@ -503,7 +637,18 @@ Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info
       [inner = std::move(inner), info, device_type, keep_alive = std::move(keep_alive)](
           const FunctionObj* self, const Args& args, ModrtValue* ret) {
         StreamState& stream = StreamFor(LaunchDevice(args, device_type));
-        if (GraphObj* g = stream.capture()) return g->Record(self, args);
+        if (GraphObj* g = stream.capture()) {
+          if (g->capturing_natively()) {
+            // The plugin records this launch into its graph (it does not run).
+            try {
+              inner->Call(args.values(), args.size(), ret);
+            } catch (...) {
+              g->AbandonNative();
+              throw;
+            }
+          }
+          return g->Record(self, info, args);
+        }
         if (stream.host_executes()) {
           // A plugin that launches on host memory runs its launch itself, now:
           // after the work queued before it on the stream.
@@ -523,7 +668,7 @@ Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInf
   return SelfAwareFunction(
       [prepare = std::move(prepare), info](const FunctionObj* self, const Args& args, ModrtValue*) {
         StreamState& stream = StreamFor(LaunchDevice(args, kDLCPU));
-        if (GraphObj* g = stream.capture()) return g->Record(self, args);
+        if (GraphObj* g = stream.capture()) return g->Record(self, info, args);
         std::function<void()> work = prepare(args);
         bool borrowed = false;
         for (int32_t i = 0; i < args.size(); ++i)
@@ -589,10 +734,51 @@ std::vector<std::shared_ptr<StreamState>> AllStreams() {
 }
 
 std::string Implementation(const StreamState& s) {
+  if (s.native() != nullptr) {
+    return StrCat(
+        "native: ", s.is_default() ? "the backend's default queue" : "a queue of the backend's own",
+        " (events with device timestamps; graphs ",
+        s.native()->graphs ? "recorded by the backend" : "replayed from the core's list",
+        "); the stream's worker thread waits for it");
+  }
   return s.host_executes()
              ? "core: launches run in order on the stream's worker thread"
              : "core emulation: launches go in order to the backend's one queue; the stream's "
                "worker thread waits for them with a device sync";
+}
+
+TensorObj* TensorAt(const Args& a, int32_t i) {
+  return static_cast<TensorObj*>(a.Obj(i, kModrtObjTensor, "tensor"));
+}
+
+// A native stream on the tensor's device, for an async copy.
+StreamState& CopyStream(const Args& a, int32_t i, TensorObj* t, const char* what) {
+  StreamState& s = StreamArg(a, i)->state();
+  if (!SameDevice(s.device(), t->dl()->device)) {
+    Fail("ValueError", what, ": a tensor on ", DeviceName(t->dl()->device),
+         " cannot be copied on a stream of ", DeviceName(s.device()));
+  }
+  if (s.native() == nullptr) {
+    Fail("ValueError", what, ": ", DeviceName(s.device()), " has no native streams");
+  }
+  if (s.capture() != nullptr) Fail("RuntimeError", what, ": the stream is capturing a graph");
+  return s;
+}
+
+// Byte `offset` of `nbytes` within tensor `t`; ValueError when outside it.
+void CheckRange(TensorObj* t, int64_t offset, int64_t nbytes, const char* what) {
+  const int64_t size = static_cast<int64_t>(t->nbytes());
+  if (nbytes < 0 || offset < 0 || offset > size || nbytes > size - offset) {
+    Fail("ValueError", what, ": bytes [", offset, ", ", offset + nbytes,
+         ") are outside the tensor's ", size, " bytes");
+  }
+}
+
+LaunchRecord CopyRecord(const char* what, size_t nbytes) {
+  LaunchRecord r;
+  r.kernel = StrCat(what, " of ", nbytes, " bytes");
+  r.is_launch = false;
+  return r;
 }
 
 MODRT_STATIC_INIT([] {
@@ -638,6 +824,10 @@ MODRT_STATIC_INIT([] {
     a.ExpectCount(1, "stream.is_default");
     r->SetInt(StreamArg(a, 0)->state().is_default() ? 1 : 0);
   });
+  RegisterGlobal("stream.native", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "stream.native");
+    r->SetInt(StreamArg(a, 0)->state().native() != nullptr ? 1 : 0);
+  });
   RegisterGlobal("stream.implementation", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "stream.implementation");
     r->SetStr(Implementation(StreamArg(a, 0)->state()));
@@ -659,6 +849,11 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("stream.record", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "stream.record");
     const auto& s = StreamArg(a, 0)->shared();
+    if (s->native() != nullptr && s->capture() == nullptr) {
+      uint64_t seq = 0;
+      std::shared_ptr<NativeEvent> event = s->RecordNativeEvent(&seq);
+      return r->SetObject(MakeObject<EventObj>(s, seq, std::move(event)));
+    }
     r->SetObject(MakeObject<EventObj>(s, s->RecordMarker()));
   });
   // Later launches on the stream start after the event's launches completed.
@@ -668,8 +863,18 @@ MODRT_STATIC_INIT([] {
     EventObj* e = EventArg(a, 1);
     if (&e->stream() == &s) return;
     if (s.host_executes()) return s.EnqueueWaitFor(e->shared_stream(), e->seq());
-    // A backend's launches on one device share its in-order queue.
-    if (!e->stream().host_executes() && SameDevice(e->stream().device(), s.device())) return;
+    if (s.native() != nullptr && e->native() != nullptr &&
+        SameDevice(e->stream().device(), s.device())) {
+      // On the device: the backend's queue waits for the backend's event.
+      const NativeQueues* q = s.native();
+      return CheckNative(q->streams->stream_wait_event(q->self, s.device().device_id,
+                                                       s.native_stream(), e->native()->handle));
+    }
+    // A backend's launches on one device share its in-order queue (emulated streams).
+    if (s.native() == nullptr && !e->stream().host_executes() &&
+        SameDevice(e->stream().device(), s.device())) {
+      return;
+    }
     while (!e->stream().Wait(e->seq(), 3600.0, -1.0)) {
     }
   });
@@ -678,12 +883,16 @@ MODRT_STATIC_INIT([] {
     StreamState& s = StreamArg(a, 0)->state();
     if (s.capture() != nullptr) Fail("RuntimeError", "this stream is already capturing a graph");
     auto g = MakeObject<GraphObj>(s.device());
+    g->BeginNative(s);
     s.set_capture(g.get());
     r->SetObject(g);
   });
   RegisterGlobal("stream.end_capture", [](const Args& a, Ret*) {
     a.ExpectCount(1, "stream.end_capture");
-    StreamArg(a, 0)->state().set_capture(nullptr);
+    StreamState& s = StreamArg(a, 0)->state();
+    GraphObj* g = s.capture();
+    s.set_capture(nullptr);
+    if (g != nullptr) g->EndNative();
   });
   RegisterGlobal("event.stream", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "event.stream");
@@ -692,12 +901,12 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("event.query", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "event.query");
     EventObj* e = EventArg(a, 0);
-    r->SetInt(e->stream().Query(e->seq()) ? 1 : 0);
+    r->SetInt(e->stream().Query(e->seq(), e->native()) ? 1 : 0);
   });
   RegisterGlobal("event.wait", [](const Args& a, Ret* r) {
     a.ExpectCount(3, "event.wait");
     EventObj* e = EventArg(a, 0);
-    r->SetInt(e->stream().Wait(e->seq(), a.Float(1), a.Float(2)) ? 1 : 0);
+    r->SetInt(e->stream().Wait(e->seq(), a.Float(1), a.Float(2), e->native()) ? 1 : 0);
   });
   // event.elapsed_ms(end, start): milliseconds between two completed events on the device clock.
   RegisterGlobal("event.elapsed_ms", [](const Args& a, Ret* r) {
@@ -710,9 +919,21 @@ MODRT_STATIC_INIT([] {
              Implementation(e->stream()),
              ", so its events carry no device time (modrt does not substitute host time)");
       }
-      if (!e->stream().Query(e->seq())) {
+      if (!e->stream().Query(e->seq(), e->native())) {
         Fail("RuntimeError", "an event is not complete yet: synchronize it before elapsed_ms");
       }
+    }
+    if (end->native() != nullptr || start->native() != nullptr) {
+      if (end->native() == nullptr || start->native() == nullptr ||
+          !SameDevice(end->stream().device(), start->stream().device())) {
+        Fail("ValueError", "elapsed_ms compares two events recorded on one device");
+      }
+      const NativeQueues* q = end->stream().native();
+      double ms = 0;
+      CheckNative(q->streams->event_elapsed_ms(q->self, end->stream().device().device_id,
+                                               start->native()->handle, end->native()->handle,
+                                               &ms));
+      return r->SetFloat(ms);
     }
     r->SetFloat((end->stream().MarkerTime(end->seq()) - start->stream().MarkerTime(start->seq())) *
                 1e3);
@@ -721,6 +942,74 @@ MODRT_STATIC_INIT([] {
     a.ExpectCount(1, "graph.size");
     r->SetInt(
         static_cast<int64_t>(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->size()));
+  });
+  // 1 when the backend recorded the graph (a replay without rebound buffers launches it).
+  RegisterGlobal("graph.native", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "graph.native");
+    r->SetInt(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->native() ? 1 : 0);
+  });
+  // tensor.copy_from_host_async(tensor, stream, src, nbytes, offset): the
+  // bytes are staged in the core until the copy completed, so the caller's
+  // memory is free at once.
+  RegisterGlobal("tensor.copy_from_host_async", [](const Args& a, Ret*) {
+    a.ExpectCount(5, "tensor.copy_from_host_async");
+    const char* what = "tensor.copy_from_host_async";
+    TensorObj* t = TensorAt(a, 0);
+    if (t->read_only()) Fail("ValueError", "cannot copy into a read-only tensor");
+    StreamState& s = CopyStream(a, 1, t, what);
+    CheckRange(t, a.Int(4), a.Int(3), what);
+    const size_t n = static_cast<size_t>(a.Int(3));
+    auto staging = std::make_shared<std::vector<char>>(n);
+    if (n != 0) std::memcpy(staging->data(), a.Ptr(2), n);
+    const NativeQueues* q = s.native();
+    s.Throttle(0);
+    CheckNative(q->streams->copy_from_host_async(
+        q->self, staging->data(), t->dl(), static_cast<size_t>(a.Int(4)), n, s.native_stream()));
+    s.NoteLaunch(CopyRecord("copy to the device", n), 0, std::move(staging));
+  });
+  // tensor.copy_to_host_async(tensor, stream, host tensor, nbytes, offset):
+  // into the host (cpu) tensor, which the stream holds until the copy completed.
+  RegisterGlobal("tensor.copy_to_host_async", [](const Args& a, Ret*) {
+    a.ExpectCount(5, "tensor.copy_to_host_async");
+    const char* what = "tensor.copy_to_host_async";
+    TensorObj* t = TensorAt(a, 0);
+    StreamState& s = CopyStream(a, 1, t, what);
+    TensorObj* host = TensorAt(a, 2);
+    CheckRange(t, a.Int(4), a.Int(3), what);
+    const size_t n = static_cast<size_t>(a.Int(3));
+    if (host->dl()->device.device_type != kDLCPU || host->nbytes() < n) {
+      Fail("ValueError", what, ": the destination must be a cpu tensor of at least ", n, " bytes");
+    }
+    Ref<Object> held(host);
+    std::shared_ptr<void> hold(held.release(), [](void* p) { static_cast<Object*>(p)->DecRef(); });
+    const NativeQueues* q = s.native();
+    s.Throttle(0);
+    CheckNative(q->streams->copy_to_host_async(
+        q->self, t->dl(), static_cast<size_t>(a.Int(4)),
+        static_cast<char*>(host->dl()->data) + host->dl()->byte_offset, n, s.native_stream()));
+    s.NoteLaunch(CopyRecord("copy to the host", n), 0, std::move(hold));
+  });
+  // tensor.copy_device_async(dst, src, stream): both on the stream's device.
+  RegisterGlobal("tensor.copy_device_async", [](const Args& a, Ret*) {
+    a.ExpectCount(3, "tensor.copy_device_async");
+    const char* what = "tensor.copy_device_async";
+    TensorObj* dst = TensorAt(a, 0);
+    TensorObj* src = TensorAt(a, 1);
+    if (dst->read_only()) Fail("ValueError", "cannot copy into a read-only tensor");
+    StreamState& s = CopyStream(a, 2, dst, what);
+    if (!SameDevice(src->dl()->device, dst->dl()->device)) {
+      Fail("ValueError", what, ": both tensors must be on ", DeviceName(s.device()));
+    }
+    if (dst->nbytes() != src->nbytes()) {
+      Fail("ValueError", "copy of a tensor of ", src->nbytes(), " bytes into one of ",
+           dst->nbytes());
+    }
+    const NativeQueues* q = s.native();
+    const size_t n = dst->nbytes();
+    s.Throttle(n);
+    CheckNative(q->streams->copy_device_to_device(q->self, src->dl(), 0, dst->dl(), 0, n,
+                                                  s.native_stream()));
+    s.NoteLaunch(CopyRecord("device-to-device copy", n), n);
   });
   // graph.replay(graph, stream, captured tensor, replacement, ...)
   RegisterGlobal("graph.replay", [](const Args& a, Ret*) {

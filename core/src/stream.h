@@ -11,6 +11,13 @@
 //   pending and learns that it completed from a device sync that the stream's
 //   worker thread runs. The worker makes every wait boundable: a caller waits
 //   on a condition variable with a deadline, never inside the driver.
+// - a backend device whose device API has the stream extension (plugin_api.h,
+//   ModrtStreamExtension): the stream is one of the backend's own queues
+//   (stream_create; the device's default stream is the plugin's default
+//   queue, NULL). Launches and async copies are submitted there on the
+//   caller's thread (the plugin asks core->current_stream which), events are
+//   the backend's (event_record, with device timestamps), and the worker
+//   thread runs the blocking stream_synchronize / event_synchronize.
 // A failure on the worker (a host kernel's error, a failed device sync)
 // latches on the stream and is raised by its next wait, naming the launches.
 #ifndef MODRT_CORE_SRC_STREAM_H_
@@ -25,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "internal.h"
 #include "modrt/device.h"
 #include "modrt/function.h"
 #include "modrt/payload.h"
@@ -41,7 +49,33 @@ struct LaunchRecord {
   std::string kernel;
   int64_t grid[3] = {1, 1, 1};
   int64_t block[3] = {1, 1, 1};
+  bool is_launch = true;  // false: a copy, described by `kernel` alone
   std::string Describe() const;
+};
+
+// A backend's event (event_record), destroyed with its last holder.
+struct NativeEvent {
+  NativeEvent(const NativeQueues* queues, int32_t device_id, void* handle)
+      : queues(queues), device_id(device_id), handle(handle) {}
+  NativeEvent(const NativeEvent&) = delete;
+  NativeEvent& operator=(const NativeEvent&) = delete;
+  ~NativeEvent();
+  const NativeQueues* const queues;
+  const int32_t device_id;
+  void* const handle;
+};
+
+// A backend's recorded graph (graph_end), destroyed with its last holder: the
+// graph object, and each pending replay of it.
+struct NativeGraph {
+  NativeGraph(const NativeQueues* queues, int32_t device_id, void* handle)
+      : queues(queues), device_id(device_id), handle(handle) {}
+  NativeGraph(const NativeGraph&) = delete;
+  NativeGraph& operator=(const NativeGraph&) = delete;
+  ~NativeGraph();
+  const NativeQueues* const queues;
+  const int32_t device_id;
+  void* const handle;
 };
 
 // A launch's record from its function's description and call arguments
@@ -66,6 +100,7 @@ class StreamObj final : public Object {
 class StreamState : public std::enable_shared_from_this<StreamState> {
  public:
   StreamState(DLDevice device, DeviceAPI* api, bool is_default);
+  ~StreamState();
   StreamState(const StreamState&) = delete;
   StreamState& operator=(const StreamState&) = delete;
 
@@ -73,16 +108,25 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   bool is_default() const { return is_default_; }
   // cpu: launches run on the worker. Elsewhere they run on the caller's thread.
   bool host_executes() const { return device_.device_type == kDLCPU; }
+  // The backend's queues, when its device API has the stream extension.
+  const NativeQueues* native() const { return native_; }
+  // This stream's native queue (NULL: the plugin's default queue).
+  void* native_stream() const { return native_stream_; }
 
   // A backend launch about to be submitted on the caller's thread: blocks
   // while the stream is at its in-flight limit (count and bytes). Then the
   // launch runs, and NoteLaunch records it as pending.
   void Throttle(size_t bytes);
-  void NoteLaunch(LaunchRecord record, size_t bytes);
+  // `hold` lives until the launch is known complete (host memory an async
+  // copy reads or writes, a native graph being replayed).
+  void NoteLaunch(LaunchRecord record, size_t bytes, std::shared_ptr<void> hold = nullptr);
   // A cpu launch: queued to run `work` on the worker, in order.
   void Enqueue(LaunchRecord record, size_t bytes, std::function<void()> work);
   // A marker: its seq, and (cpu) the time the worker reached it.
   uint64_t RecordMarker();
+  // Native streams: a backend event (with device timing) after everything
+  // submitted so far; *seq = the launches it covers.
+  std::shared_ptr<NativeEvent> RecordNativeEvent(uint64_t* seq);
   // Queues a wait for `other`'s launch `seq` (the worker blocks on it).
   void EnqueueWaitFor(std::shared_ptr<StreamState> other, uint64_t seq);
 
@@ -90,14 +134,20 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   uint64_t submitted() const;
   // True when launch `seq` is complete; asks the worker for a device sync when
   // that is what would tell. Raises a latched error.
-  bool Query(uint64_t seq);
+  // With a native event: asks the backend (event_query) instead.
+  bool Query(uint64_t seq, const std::shared_ptr<NativeEvent>& event = nullptr);
   // Waits up to `slice_s` for `seq`: true when complete. Raises a latched
   // error; with raise_after_s >= 0, a TimeoutError naming the pending launches
-  // (and the total time waited, raise_after_s) when not complete.
-  bool Wait(uint64_t seq, double slice_s, double raise_after_s);
+  // (and the total time waited, raise_after_s) when not complete. With a
+  // native event, the worker waits for the event rather than the stream.
+  bool Wait(uint64_t seq, double slice_s, double raise_after_s,
+            const std::shared_ptr<NativeEvent>& event = nullptr);
+  // Native streams: device launches of this stream not known complete start
+  // after this device launch number (DeviceLaunched); UINT64_MAX when none.
+  uint64_t FirstPendingEpoch() const;
   // Seconds on the device clock at marker `seq`, if the stream has one.
   double MarkerTime(uint64_t seq);
-  bool has_device_time() const { return host_executes(); }
+  bool has_device_time() const { return host_executes() || native_ != nullptr; }
 
   // Descriptions of pending launches ("" when none).
   std::string PendingSummary();
@@ -111,23 +161,28 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   void Close();
 
  private:
-  enum class ItemKind { kKernel, kSync, kMarker, kWaitFor };
+  enum class ItemKind { kKernel, kSync, kEventSync, kMarker, kWaitFor };
   struct Item {
     ItemKind kind;
     uint64_t seq;  // kernel/marker: its own; sync: the last seq it covers
     std::function<void()> work;
     std::shared_ptr<StreamState> other;  // kWaitFor
     uint64_t other_seq = 0;
-    uint64_t device_epoch = 0;  // kSync: DeviceLaunched() when it was queued
+    uint64_t device_epoch = 0;                     // kSync: DeviceLaunched() when it was queued
+    std::shared_ptr<NativeEvent> event = nullptr;  // kEventSync
   };
   struct Pending {
     uint64_t seq;
     LaunchRecord record;
     size_t bytes;
+    uint64_t epoch = 0;  // native: its DeviceLaunched() number
+    std::shared_ptr<void> hold = nullptr;
   };
 
   void Push(Item item, std::unique_lock<std::mutex>& lock);
-  void RequestSync(std::unique_lock<std::mutex>& lock);
+  // Queues a device sync (native: of this stream, or of `event`, which covers `seq`).
+  void RequestSync(std::unique_lock<std::mutex>& lock,
+                   const std::shared_ptr<NativeEvent>& event = nullptr, uint64_t seq = 0);
   void Complete(uint64_t seq, std::unique_lock<std::mutex>& lock);
   void RunWorker();
   std::string PendingLocked(uint64_t upto) const;
@@ -137,6 +192,8 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   const DLDevice device_;
   DeviceAPI* const api_;
   const bool is_default_;
+  const NativeQueues* const native_;
+  void* native_stream_ = nullptr;
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
@@ -156,20 +213,28 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
 
 class EventObj final : public Object {
  public:
-  EventObj(std::shared_ptr<StreamState> stream, uint64_t seq)
-      : stream_(std::move(stream)), seq_(seq) {}
+  EventObj(std::shared_ptr<StreamState> stream, uint64_t seq,
+           std::shared_ptr<NativeEvent> native = nullptr)
+      : stream_(std::move(stream)), seq_(seq), native_(std::move(native)) {}
   int32_t type_index() const final { return kModrtObjEvent; }
   StreamState& stream() const { return *stream_; }
   const std::shared_ptr<StreamState>& shared_stream() const { return stream_; }
   uint64_t seq() const { return seq_; }
+  // The backend's event, on a native stream.
+  const std::shared_ptr<NativeEvent>& native() const { return native_; }
 
  private:
   std::shared_ptr<StreamState> stream_;
   uint64_t seq_;
+  std::shared_ptr<NativeEvent> native_;
 };
 
 // A recorded sequence of launches: each the launching function and its
-// arguments (objects retained), replayed in order on a stream.
+// arguments (objects retained), replayed in order on a stream. Captured on a
+// native stream of a backend with the graph extension, the launches are also
+// recorded by the backend (graph_begin/graph_end): a replay without rebound
+// buffers launches that graph (graph_launch); one with rebound buffers
+// replays the list.
 class GraphObj final : public Object {
  public:
   explicit GraphObj(DLDevice device) : device_(device) {}
@@ -177,7 +242,15 @@ class GraphObj final : public Object {
   int32_t type_index() const final { return kModrtObjGraph; }
   DLDevice device() const { return device_; }
   size_t size() const { return launches_.size(); }
-  void Record(const FunctionObj* function, const Args& args);
+  void Record(const FunctionObj* function, const FunctionInfo* info, const Args& args);
+  // Native capture: started by BeginNative on `stream`; while it runs, the
+  // launches recorded here also reach the plugin, which records them.
+  void BeginNative(StreamState& stream);
+  bool capturing_natively() const { return native_capture_ != nullptr; }
+  // A launch failed while capturing natively: the native graph is dropped.
+  void AbandonNative() { native_failed_ = true; }
+  void EndNative();
+  bool native() const { return native_graph_ != nullptr; }
   // Replays every launch on `stream`; `bindings` (captured tensor, its
   // replacement) pairs rebind buffers for this replay.
   void Replay(const std::shared_ptr<StreamState>& stream,
@@ -186,10 +259,14 @@ class GraphObj final : public Object {
  private:
   struct Launch {
     Ref<FunctionObj> function;
+    const FunctionInfo* info;      // kept alive by `function`
     std::vector<ModrtValue> args;  // objects retained
   };
   DLDevice device_;
   std::vector<Launch> launches_;
+  StreamState* native_capture_ = nullptr;  // the stream capturing natively
+  bool native_failed_ = false;
+  std::shared_ptr<NativeGraph> native_graph_;
 };
 
 // The stream a launch on `device` goes to: this thread's current stream when
@@ -197,6 +274,10 @@ class GraphObj final : public Object {
 StreamState& StreamFor(DLDevice device);
 // The device's default stream (made on first use).
 const std::shared_ptr<StreamState>& DefaultStream(DLDevice device);
+// The native queue a launch on `device` from this thread goes to now
+// (core->current_stream): this thread's current stream's, when it is on
+// `device`, else NULL (the default stream is the plugin's default queue).
+void* CurrentNativeStream(DLDevice device);
 // Every live stream of `device`.
 std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device);
 

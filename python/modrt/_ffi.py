@@ -280,11 +280,34 @@ class Function(_ffi_ext.FunctionBase, Object):
     __slots__ = ("_parameters",)
 
 
-def _bind_keywords(fn: Function, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-    """The values of a call with keywords, in the order the function takes them."""
+def _parameter_names(fn: Function) -> Any:
     params = getattr(fn, "_parameters", None)
     if callable(params):
         params = fn._parameters = params()
+    return params
+
+
+# `with modrt.stream(s): fn(*values)`: set by modrt.streams, which imports this module.
+_call_on_stream: Callable[[Function, tuple[Any, ...], Any], Any] | None = None
+
+
+def _call_with_keywords(fn: Function, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A call with keywords: `stream=` (unless the kernel has an argument of
+    that name) launches on that modrt.Stream; the other keywords are bound by
+    name."""
+    launch_stream = None
+    if "stream" in kwargs and "stream" not in (_parameter_names(fn) or ()):
+        kwargs = dict(kwargs)
+        launch_stream = kwargs.pop("stream")
+    values = _bind_keywords(fn, args, kwargs) if kwargs else args
+    if launch_stream is None or _call_on_stream is None:
+        return fn(*values)
+    return _call_on_stream(fn, values, launch_stream)
+
+
+def _bind_keywords(fn: Function, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The values of a call with keywords, in the order the function takes them."""
+    params = _parameter_names(fn)
     if not params:
         raise TypeError("this function's arguments have no names: it takes positional arguments only")
     if len(args) > len(params):
@@ -325,7 +348,7 @@ def _make_device(device_type: int, device_id: int) -> Any:
     return _device_from_dl(DLDevice(device_type, device_id))
 
 
-_ffi_ext.init(_box_arg, _object_from_handle, _make_device, error_from_message, _bind_keywords)
+_ffi_ext.init(_box_arg, _object_from_handle, _make_device, error_from_message, _call_with_keywords)
 
 # Python callables live here while a native function refers to them.
 _PY_FUNCTIONS: dict[int, Callable[..., Any]] = {}

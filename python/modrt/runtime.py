@@ -193,11 +193,35 @@ class Tensor(_ffi.Object):
         else:
             streams.wait_device(self.device, timeout)
 
+    def _read_on(self, s: streams.Stream, nbytes: int, offset: int, timeout: float | None) -> Any:
+        """A copy of `nbytes` from byte `offset`, ordered on the native stream
+        `s`, as a uint8 array: the stream holds the host buffer until the copy
+        completed, so a timeout leaves nothing writing into freed memory."""
+        import numpy as np
+
+        staging = empty((nbytes,), "uint8", cpu())
+        call("tensor.copy_to_host_async", self, s._obj, staging, nbytes, offset)
+        s.record().synchronize(timeout)
+        return np.from_dlpack(staging)
+
+    def _native_stream(self, stream: streams.Stream | None) -> streams.Stream | None:
+        """`stream` when it is a native stream of this tensor's device (a copy
+        on it is asynchronous and ordered there), else None."""
+        if stream is None or not stream.native:
+            return None
+        if stream.device != self.device:
+            raise ValueError(f"a copy of a tensor on {self.device} cannot run on a stream of {stream.device}")
+        return stream
+
     def numpy(self, *, stream: streams.Stream | None = None, timeout: float | None = None) -> Any:
         """A numpy copy, once the launches on `stream` (default: every stream
         of the tensor's device) completed; TimeoutError after `timeout` s."""
         import numpy as np
 
+        native = self._native_stream(stream)
+        if native is not None:
+            nbytes = int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+            return self._read_on(native, nbytes, 0, timeout).view(self.dtype).reshape(self.shape)
         arr = np.empty(self.shape, dtype=self.dtype)
         self._wait(stream, timeout)
         call("tensor.copy_to_host", self, arr.ctypes.data, arr.nbytes)
@@ -210,6 +234,10 @@ class Tensor(_ffi.Object):
         the writable contiguous array `out`; returns `out`."""
         if not (out.flags.c_contiguous and out.flags.writeable):
             raise ValueError("copyto needs a writable C-contiguous array")
+        native = self._native_stream(stream)
+        if native is not None:
+            out.reshape(-1).view("uint8")[...] = self._read_on(native, out.nbytes, int(offset), timeout)
+            return out
         self._wait(stream, timeout)
         call("tensor.copy_to_host", self, out.ctypes.data, out.nbytes, int(offset))
         return out
@@ -225,8 +253,19 @@ class Tensor(_ffi.Object):
         """Copies `source` into this tensor: a modrt Tensor of the same byte
         size (on any device: across backends it is staged through host
         memory), or an array of this tensor's shape and dtype; with `offset`,
-        the array's bytes go to this tensor from byte `offset` on."""
+        the array's bytes go to this tensor from byte `offset` on. On a native
+        `stream` the copy is ordered there and returns at once (the bytes of
+        an array are staged first, so the array is free to change)."""
+        native = self._native_stream(stream)
         if isinstance(source, Tensor):
+            if native is None and source.device == self.device:
+                current = streams.current_stream(self.device)
+                if current.native:
+                    self._wait(stream, timeout)
+                    native = current
+            if native is not None and source.device == self.device:
+                call("tensor.copy_device_async", self, source, native._obj)
+                return self
             self._wait(stream, timeout)
             source._wait(None, timeout)
             call("tensor.copy", self, source)
@@ -238,6 +277,9 @@ class Tensor(_ffi.Object):
             raise ValueError(
                 f"cannot copy an array of {arr.dtype}{list(arr.shape)} into a tensor of {self.dtype}{list(self.shape)}"
             )
+        if native is not None:
+            call("tensor.copy_from_host_async", self, native._obj, arr.ctypes.data, arr.nbytes, int(offset or 0))
+            return self
         self._wait(stream, timeout)
         if offset is None:
             call("tensor.copy_from_host", self, arr.ctypes.data, arr.nbytes)

@@ -2,10 +2,12 @@
 
 A stream is an ordered sequence of launches on one device. Launches go to the
 current stream of their device (`with modrt.stream(s):`, else the device's
-default stream). On the cpu a stream has a worker thread that runs its
-launches, so a cpu launch returns before it ran; on a backend device the
-core emulates streams over the backend's one in-order queue
-(`Stream.implementation` says which). Every wait takes a timeout (default:
+default stream, or `stream=` on the launch). On the cpu a stream has a
+worker thread that runs its launches, so a cpu launch returns before it
+ran; on a backend whose plugin has native streams (`Stream.native`) each
+stream is one of the backend's own queues, with the backend's events (device
+timestamps) and recorded graphs; elsewhere the core emulates streams over the
+backend's one in-order queue (`Stream.implementation` says which). Every wait takes a timeout (default:
 MODRT_WAIT_TIMEOUT seconds, else none) and raises TimeoutError naming the
 pending launches; waits run in short slices, so Ctrl-C interrupts them. An
 asynchronous failure is raised by the next wait on its stream, naming the
@@ -91,8 +93,10 @@ class Stream:
 
     @property
     def native(self) -> bool:
-        """False: every stream is the core's (see `implementation`)."""
-        return False
+        """True when this stream is one of the backend's own queues (the
+        backend's plugin has the stream extension); False when the core
+        runs it (see `implementation`)."""
+        return bool(call("stream.native", self._obj))
 
     @property
     def implementation(self) -> str:
@@ -204,6 +208,13 @@ class Graph:
     def __len__(self) -> int:
         return call("graph.size", self._obj)
 
+    @property
+    def native(self) -> bool:
+        """True when the backend recorded the launches itself (a replay
+        without `bindings` launches that recording); False when replays run
+        the core's list of launches one by one."""
+        return bool(call("graph.native", self._obj))
+
     def replay(self, bindings: dict[Tensor, Tensor] | None = None, *, stream: Stream | None = None) -> None:
         """Runs the recorded launches again, in order, on `stream` (default:
         the stream it was captured on). `bindings` maps captured tensors to
@@ -233,6 +244,15 @@ class _Capture:
             call("stream.end_capture", self._stream._obj)
 
 
+def _call_on_stream(fn: Any, values: tuple[Any, ...], s: Stream) -> Any:
+    """A launch with `stream=s`: made on `s` (current for the call)."""
+    if not isinstance(s, Stream):
+        raise TypeError(f"stream= takes a modrt.Stream, not {type(s).__name__}")
+    with _StreamScope(s):
+        return fn(*values)
+
+
+_ffi._call_on_stream = _call_on_stream
 _ffi.register_object_class(_OBJ_STREAM, Stream._wrap)
 _ffi.register_object_class(_OBJ_EVENT, Event._wrap)
 _ffi.register_object_class(_OBJ_GRAPH, _ffi.Object)

@@ -37,9 +37,10 @@ struct Hooks {
   PyObject* wrap_object = nullptr;         // owned handle (int) -> Object of its class
   PyObject* make_device = nullptr;         // (device_type, device_id) -> Device
   PyObject* error_from_message = nullptr;  // str -> exception instance
-  // (function, args tuple, kwargs dict) -> the arguments as one tuple, in the
-  // order the function's signature names them (calls with keywords only)
-  PyObject* bind_keywords = nullptr;
+  // (function, args tuple, kwargs dict) -> the call's result: orders the
+  // values by the names the function's signature declares, and takes the
+  // launch's `stream=` (calls with keywords only)
+  PyObject* call_with_keywords = nullptr;
 };
 Hooks hooks;
 
@@ -333,17 +334,10 @@ PyObject* CallFunction(PyObject* callable, PyObject* const* args, Py_ssize_t n) 
   return result;
 }
 
-PyObject* FunctionTpCall(PyObject* callable, PyObject* args, PyObject* kwargs);
-
 // A call with keywords (the slow path): the Python hook orders the values by
-// the names the signature declares, then the call goes on positionally.
+// the names the signature declares and calls the function positionally.
 PyObject* CallWithKeywords(PyObject* callable, PyObject* args, PyObject* kwargs) {
-  PyObject* bound =
-      PyObject_CallFunctionObjArgs(hooks.bind_keywords, callable, args, kwargs, nullptr);
-  if (bound == nullptr) return nullptr;
-  PyObject* result = FunctionTpCall(callable, bound, nullptr);
-  Py_DECREF(bound);
-  return result;
+  return PyObject_CallFunctionObjArgs(hooks.call_with_keywords, callable, args, kwargs, nullptr);
 }
 
 // The vectorcall entry (3.12+): the arguments arrive as an array.
@@ -425,15 +419,15 @@ PyObject* WriteReturn(PyObject*, PyObject* args) {
 PyObject* Init(PyObject*, PyObject* args) {
   Hooks next;
   if (!PyArg_ParseTuple(args, "OOOOO", &next.box_arg, &next.wrap_object, &next.make_device,
-                        &next.error_from_message, &next.bind_keywords)) {
+                        &next.error_from_message, &next.call_with_keywords)) {
     return nullptr;
   }
   for (PyObject* o : {next.box_arg, next.wrap_object, next.make_device, next.error_from_message,
-                      next.bind_keywords}) {
+                      next.call_with_keywords}) {
     Py_INCREF(o);
   }
   for (PyObject* o : {hooks.box_arg, hooks.wrap_object, hooks.make_device, hooks.error_from_message,
-                      hooks.bind_keywords}) {
+                      hooks.call_with_keywords}) {
     Py_XDECREF(o);
   }
   hooks = next;
@@ -524,7 +518,7 @@ PyMethodDef methods[] = {
      "from_dlpack(capsule, copy): the owned handle of a tensor adopting the capsule's DLPack "
      "tensor."},
     {"init", Init, METH_VARARGS,
-     "init(box_arg, wrap_object, make_device, error_from_message, bind_keywords): the Python "
+     "init(box_arg, wrap_object, make_device, error_from_message, call_with_keywords): the Python "
      "halves of "
      "conversion."},
     {"write_return", WriteReturn, METH_VARARGS,

@@ -387,7 +387,74 @@ class DeviceAPI {
   virtual void CopyRangeToHost(const DLTensor*, size_t, void*, size_t) {
     Fail("NotImplementedError", "this device API has no ranged copies");
   }
+
+  // ABI 1.1, optional: native queues and events (plugin_api.h,
+  // ModrtStreamExtension). A device API that has them says so with
+  // HasStreams and implements every virtual below. `stream` NULL is the
+  // default queue (the one Sync drains); a launch finds its queue with
+  // CurrentStream(). Offsets count from the tensor's first byte (data +
+  // byte_offset).
+  virtual bool HasStreams() const { return false; }
+  virtual void* StreamCreate(int /*device_id*/) { Unimplemented(); }
+  virtual void StreamDestroy(int /*device_id*/, void* /*stream*/) { Unimplemented(); }
+  virtual void StreamSynchronize(int /*device_id*/, void* /*stream*/) { Unimplemented(); }
+  // With `timing`, the event carries a device timestamp for EventElapsedMs.
+  virtual void* EventRecord(int /*device_id*/, void* /*stream*/, bool /*timing*/) {
+    Unimplemented();
+  }
+  virtual bool EventQuery(int /*device_id*/, void* /*event*/) { Unimplemented(); }
+  virtual void EventSynchronize(int /*device_id*/, void* /*event*/) { Unimplemented(); }
+  // Device milliseconds from `start` to `end`; NotImplementedError when the
+  // device has no timestamps (never host time).
+  virtual double EventElapsedMs(int /*device_id*/, void* /*start*/, void* /*end*/) {
+    Unimplemented();
+  }
+  virtual void EventDestroy(int /*device_id*/, void* /*event*/) { Unimplemented(); }
+  virtual void StreamWaitEvent(int /*device_id*/, void* /*stream*/, void* /*event*/) {
+    Unimplemented();
+  }
+  // May return before the copy is done: the core keeps `host` alive and
+  // unchanged until an event recorded after it completed.
+  virtual void CopyFromHostAsync(const void* /*host*/, DLTensor* /*dst*/, size_t /*offset*/,
+                                 size_t /*nbytes*/, void* /*stream*/) {
+    Unimplemented();
+  }
+  virtual void CopyToHostAsync(const DLTensor* /*src*/, size_t /*offset*/, void* /*host*/,
+                               size_t /*nbytes*/, void* /*stream*/) {
+    Unimplemented();
+  }
+  virtual void CopyDeviceToDevice(const DLTensor* /*src*/, size_t /*src_offset*/, DLTensor* /*dst*/,
+                                  size_t /*dst_offset*/, size_t /*nbytes*/, void* /*stream*/) {
+    Unimplemented();
+  }
+
+  // ABI 1.1, optional (needs HasStreams): recorded launches (plugin_api.h,
+  // ModrtGraphExtension). Between GraphBegin and GraphEnd, the launches this
+  // plugin receives for `stream` are recorded, not run.
+  virtual bool HasGraphs() const { return false; }
+  virtual void GraphBegin(int /*device_id*/, void* /*stream*/) { Unimplemented(); }
+  virtual void* GraphEnd(int /*device_id*/, void* /*stream*/) { Unimplemented(); }
+  virtual void GraphLaunch(int /*device_id*/, void* /*graph*/, void* /*stream*/) {
+    Unimplemented();
+  }
+  virtual void GraphDestroy(int /*device_id*/, void* /*graph*/) { Unimplemented(); }
+
+ private:
+  [[noreturn]] static void Unimplemented() {
+    Fail("NotImplementedError", "this device API does not implement this part of the device layer");
+  }
 };
+
+// The native queue (DeviceAPI::StreamCreate's, or NULL for the default
+// queue) that a launch on device (`type`, `device_id`) goes to now. NULL with
+// a core of ABI 1.0, which has no streams of its own.
+inline void* CurrentStream(DLDeviceType type, int device_id) {
+  const ModrtCoreApi& core = Core();
+  if (!MODRT_CORE_HAS(&core, current_stream)) return nullptr;
+  void* stream = nullptr;
+  Check(core.current_stream(type, device_id, &stream));
+  return stream;
+}
 
 namespace internal {
 inline DeviceAPI* Api(void* self) { return static_cast<DeviceAPI*>(self); }
@@ -402,6 +469,95 @@ inline const ModrtRangedCopyExtension& RangedCopyExtension() {
       },
   };
   return table;
+}
+inline const ModrtStreamExtension& StreamExtension() {
+  static const ModrtStreamExtension table = {
+      {sizeof(ModrtStreamExtension), kModrtExtensionStreams, nullptr},
+      [](void* self, int32_t id, void** out) {
+        return GuardCall([&] { *out = Api(self)->StreamCreate(id); });
+      },
+      [](void* self, int32_t id, void* stream) {
+        return GuardCall([&] { Api(self)->StreamDestroy(id, stream); });
+      },
+      [](void* self, int32_t id, void* stream) {
+        return GuardCall([&] { Api(self)->StreamSynchronize(id, stream); });
+      },
+      [](void* self, int32_t id, void* stream, int32_t timing, void** out) {
+        return GuardCall([&] { *out = Api(self)->EventRecord(id, stream, timing != 0); });
+      },
+      [](void* self, int32_t id, void* event, int32_t* done) {
+        return GuardCall([&] { *done = Api(self)->EventQuery(id, event) ? 1 : 0; });
+      },
+      [](void* self, int32_t id, void* event) {
+        return GuardCall([&] { Api(self)->EventSynchronize(id, event); });
+      },
+      [](void* self, int32_t id, void* start, void* end, double* ms) {
+        return GuardCall([&] { *ms = Api(self)->EventElapsedMs(id, start, end); });
+      },
+      [](void* self, int32_t id, void* event) {
+        return GuardCall([&] { Api(self)->EventDestroy(id, event); });
+      },
+      [](void* self, int32_t id, void* stream, void* event) {
+        return GuardCall([&] { Api(self)->StreamWaitEvent(id, stream, event); });
+      },
+      [](void* self, const void* host, DLTensor* dst, size_t offset, size_t nbytes, void* stream) {
+        return GuardCall([&] { Api(self)->CopyFromHostAsync(host, dst, offset, nbytes, stream); });
+      },
+      [](void* self, const DLTensor* src, size_t offset, void* host, size_t nbytes, void* stream) {
+        return GuardCall([&] { Api(self)->CopyToHostAsync(src, offset, host, nbytes, stream); });
+      },
+      [](void* self, const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
+         size_t nbytes, void* stream) {
+        return GuardCall([&] {
+          Api(self)->CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, stream);
+        });
+      },
+  };
+  return table;
+}
+inline const ModrtGraphExtension& GraphExtension() {
+  static const ModrtGraphExtension table = {
+      {sizeof(ModrtGraphExtension), kModrtExtensionGraphs, nullptr},
+      [](void* self, int32_t id, void* stream) {
+        return GuardCall([&] { Api(self)->GraphBegin(id, stream); });
+      },
+      [](void* self, int32_t id, void* stream, void** out) {
+        return GuardCall([&] { *out = Api(self)->GraphEnd(id, stream); });
+      },
+      [](void* self, int32_t id, void* graph, void* stream) {
+        return GuardCall([&] { Api(self)->GraphLaunch(id, graph, stream); });
+      },
+      [](void* self, int32_t id, void* graph) {
+        return GuardCall([&] { Api(self)->GraphDestroy(id, graph); });
+      },
+  };
+  return table;
+}
+// The extension chain of a device API: the tables it says it has, linked.
+// Lives for the process, like the registration that points at it.
+inline const ModrtExtension* ExtensionChain(const DeviceAPI& api) {
+  struct Chain {
+    ModrtRangedCopyExtension ranged;
+    ModrtStreamExtension streams;
+    ModrtGraphExtension graphs;
+  };
+  auto* chain =
+      std::make_unique<Chain>(Chain{RangedCopyExtension(), StreamExtension(), GraphExtension()})
+          .release();
+  const ModrtExtension* head = nullptr;
+  if (api.HasStreams() && api.HasGraphs()) {
+    chain->graphs.base.next = head;
+    head = &chain->graphs.base;
+  }
+  if (api.HasStreams()) {
+    chain->streams.base.next = head;
+    head = &chain->streams.base;
+  }
+  if (api.HasRangedCopy()) {
+    chain->ranged.base.next = head;
+    head = &chain->ranged.base;
+  }
+  return head;
 }
 inline const ModrtDeviceApi& DeviceApiTable() {
   static const ModrtDeviceApi table = {
@@ -440,7 +596,7 @@ inline const ModrtDeviceApi& DeviceApiTable() {
 inline void RegisterDeviceAPI(const std::string& kind, DeviceAPI* api) {
   ModrtDeviceApi table = internal::DeviceApiTable();
   table.self = api;
-  if (api->HasRangedCopy()) table.extensions = &internal::RangedCopyExtension().base;
+  table.extensions = internal::ExtensionChain(*api);
   Check(Core().register_device_api(kind.c_str(), &table));
 }
 

@@ -145,9 +145,13 @@ typedef struct {
  * runs every stream's launches on the backend's one queue and orders them
  * itself (docs/C_ABI.md, "The device layer").
  *
- * Streams and events are the plugin's opaque pointers. A launch finds the
- * queue it goes to with core->current_stream (NULL: the plugin's default
- * queue, the one sync() drains). Blocking calls (stream_synchronize,
+ * Streams and events are the plugin's opaque pointers. Every `stream`
+ * argument may be NULL: the plugin's default queue (the one sync() and the
+ * whole-tensor copies use), which is what the device's default modrt stream
+ * is; other modrt streams each own one queue from stream_create. A launch
+ * finds the queue it goes to with core->current_stream (NULL: the default
+ * queue). Offsets count bytes from the tensor's first byte (data +
+ * byte_offset), as in ModrtRangedCopyExtension. Blocking calls (stream_synchronize,
  * event_synchronize) are made on a core worker thread without the GIL: the
  * core bounds every user-facing wait itself, so they may block as long as
  * the device takes. An asynchronous failure (a kernel fault, a lost device)
@@ -156,7 +160,7 @@ typedef struct {
   ModrtExtension base; /* type kModrtExtensionStreams */
   /* A new in-order queue on device_id. */
   int (*stream_create)(void* self, int32_t device_id, void** out);
-  /* After the core has waited for the queue's work. */
+  /* After the core has waited for the queue's work (never NULL). */
   int (*stream_destroy)(void* self, int32_t device_id, void* stream);
   /* Blocks until everything submitted to `stream` is complete. */
   int (*stream_synchronize)(void* self, int32_t device_id, void* stream);
@@ -183,7 +187,7 @@ typedef struct {
                               size_t nbytes, void* stream);
   int (*copy_to_host_async)(void* self, const DLTensor* src, size_t offset, void* host,
                             size_t nbytes, void* stream);
-  /* Device to device on one device, ordered on `stream`. */
+  /* Device to device on one device, ordered on `stream`; may return before the copy is done. */
   int (*copy_device_to_device)(void* self, const DLTensor* src, size_t src_offset, DLTensor* dst,
                                size_t dst_offset, size_t nbytes, void* stream);
 } ModrtStreamExtension;
@@ -193,7 +197,10 @@ typedef struct {
  * into a graph instead of run (a CUDA graph by stream capture, a reusable
  * Vulkan command buffer, an OpenCL command buffer, ...); graph_launch
  * submits the whole graph to a stream. The core keeps its own recorded list
- * beside it, and re-records natively when a replay rebinds buffers. */
+ * beside it: a replay that rebinds buffers replays that list (launch by
+ * launch, on the stream's native queue). graph_begin may fail (a stream the
+ * API cannot capture on): the core then records the list only. The core
+ * destroys a graph only after every launch of it completed. */
 typedef struct {
   ModrtExtension base; /* type kModrtExtensionGraphs */
   int (*graph_begin)(void* self, int32_t device_id, void* stream);
