@@ -195,3 +195,42 @@ def test_graph_replays_with_a_rebound_buffer(dev, mod):
     g.replay({a: ones, d: out})
     np.testing.assert_allclose(out.numpy(), 1 + 2 * y, rtol=1e-5)
     np.testing.assert_allclose(d.numpy(), x + 2 * y, rtol=1e-5)  # the captured one untouched
+
+
+def test_async_copies_with_offsets_on_a_stream(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with modrt.stream(s):
+        vadd(mod, a, b, c)
+    # Ordered after the launch on the same queue: it overwrites elements 10..13.
+    patch = np.array([7, 8, 9, 10], "float32")
+    c.copyfrom(patch, offset=40, stream=s)
+    patch[:] = 0  # the copy took its bytes already
+    expected = x + y
+    expected[10:14] = [7, 8, 9, 10]
+    part = np.empty(20, "float32")
+    c.copyto(part, offset=20, stream=s)  # elements 5..24, after both
+    np.testing.assert_allclose(part, expected[5:25], rtol=1e-6)
+    np.testing.assert_allclose(c.numpy(stream=s), expected, rtol=1e-6)
+    # Bytes that are not whole 4-byte words keep their neighbours.
+    u = modrt.tensor(np.arange(11, dtype="uint8"), dev)
+    u.copyfrom(np.array([200, 201], "uint8"), offset=5, stream=s)
+    got = np.empty(6, "uint8")
+    u.copyto(got, offset=3, stream=s)
+    np.testing.assert_array_equal(got, [3, 4, 200, 201, 7, 8])
+
+
+def test_device_to_device_copies_on_a_stream(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.empty((300,), "float32", dev)
+    d = modrt.empty((300,), "float32", dev)
+    s = modrt.Stream(dev)
+    with modrt.stream(s):
+        vadd(mod, a, b, c)
+    d.copyfrom(c, stream=s)  # after the launch, on the queue
+    np.testing.assert_allclose(d.numpy(stream=s), x + y, rtol=1e-6)
+    odd = modrt.tensor(np.arange(7, dtype="uint8"), dev)  # 7 bytes: not whole words
+    copy = modrt.tensor(np.zeros(7, "uint8"), dev)
+    copy.copyfrom(odd, stream=s)
+    np.testing.assert_array_equal(copy.numpy(stream=s), np.arange(7, dtype="uint8"))

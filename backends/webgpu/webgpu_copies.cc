@@ -33,7 +33,7 @@ uint64_t WordEnd(uint64_t end) { return (end + 3) / 4 * 4; }
 // its mapping is asked for, `mapped` says when it is done. Callers hold
 // submit_mu().
 WGPUBuffer StageReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start, uint64_t size,
-                         const std::shared_ptr<MapResult>& mapped) {
+                               const std::shared_ptr<MapResult>& mapped) {
   const WgpuApi& api = ws.api();
   WGPUBufferDescriptor d{};
   d.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
@@ -41,8 +41,7 @@ WGPUBuffer StageReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start,
   WGPUBuffer staging = api.wgpuDeviceCreateBuffer(ws.device(), &d);
   if (staging == nullptr)
     Fail("RuntimeError", "webgpu: cannot create a staging buffer of ", size, " bytes");
-  api.wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), buf.buffer, start, staging, 0,
-                                           size);
+  api.wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), buf.buffer, start, staging, 0, size);
   ws.FlushLocked();
   WGPUBufferMapCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_AllowSpontaneous;
@@ -97,13 +96,12 @@ void ReadBytes(Workspace& ws, const Buffer& buf, uint64_t offset, void* dst, siz
     std::lock_guard lock(ws.submit_mu());
     staging = StageReadbackLocked(ws, buf, start, WordEnd(offset + nbytes) - start, mapped);
   }
-  while (!mapped->Done()) ws.api().wgpuDevicePoll(ws.device(), 1, nullptr);
+  ws.PollUntil([&] { return mapped->Done(); });
   LandReadback(ws, staging, *mapped, offset - start, dst, nbytes);
   if (std::string e = ws.TakeUncapturedError(); !e.empty()) Fail("RuntimeError", "webgpu: ", e);
 }
 
-void WriteBytes(Workspace& ws, const Buffer& buf, uint64_t offset, const void* src,
-                size_t nbytes) {
+void WriteBytes(Workspace& ws, const Buffer& buf, uint64_t offset, const void* src, size_t nbytes) {
   if (nbytes == 0) return;
   CheckRange(buf, offset, nbytes, "copy into");
   const uint64_t start = WordStart(offset);
@@ -133,10 +131,8 @@ bool Queue::FinishReadbacks(uint64_t up_to, bool wait) {
   std::lock_guard lock(readback_mu_);
   while (!readbacks_.empty() && readbacks_.front().number <= up_to) {
     Readback& r = readbacks_.front();
-    while (!r.mapped->Done()) {
-      if (!wait) return false;
-      ws.api().wgpuDevicePoll(ws.device(), 1, nullptr);
-    }
+    if (!wait && !r.mapped->Done()) return false;
+    ws.PollUntil([&] { return r.mapped->Done(); });
     Readback done = std::move(r);
     readbacks_.pop_front();
     LandReadback(ws, done.staging, *done.mapped, done.skip, done.host, done.nbytes);
@@ -164,8 +160,7 @@ void Queue::CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size
   // Numbered in submission order (submit_mu, then readback_mu, as an event
   // takes them): an event recorded later finishes it.
   std::lock_guard submit(ws.submit_mu());
-  WGPUBuffer staging =
-      StageReadbackLocked(ws, buf, start, WordEnd(at + nbytes) - start, mapped);
+  WGPUBuffer staging = StageReadbackLocked(ws, buf, start, WordEnd(at + nbytes) - start, mapped);
   std::lock_guard lock(readback_mu_);
   readbacks_.push_back(Readback{readbacks_made_++, staging, at - start, host, nbytes, mapped});
 }
@@ -190,8 +185,8 @@ void Queue::CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor*
     return;
   }
   std::lock_guard lock(ws.submit_mu());
-  ws.api().wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), from.buffer, from_at,
-                                                to.buffer, to_at, nbytes);
+  ws.api().wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), from.buffer, from_at, to.buffer,
+                                                to_at, nbytes);
   ws.RecordedLocked();
 }
 

@@ -376,6 +376,41 @@ class WebGpuDeviceAPI final : public DeviceAPI {
     // Every stream is the device's one queue (webgpu_queue.h).
     Queue::Get().StreamSynchronize(id, nullptr);
   }
+
+  // The device layer (webgpu_queue.h).
+  bool HasStreams() const override { return true; }
+  void* StreamCreate(int id) override { return Queue::Get().StreamCreate(id); }
+  void StreamDestroy(int id, void* s) override { Queue::Get().StreamDestroy(id, s); }
+  void StreamSynchronize(int id, void* s) override { Queue::Get().StreamSynchronize(id, s); }
+  void* EventRecord(int id, void* s, bool timing) override {
+    return Queue::Get().EventRecord(id, s, timing);
+  }
+  bool EventQuery(int id, void* e) override { return Queue::Get().EventQuery(id, e); }
+  void EventSynchronize(int id, void* e) override { Queue::Get().EventSynchronize(id, e); }
+  double EventElapsedMs(int id, void* start, void* end) override {
+    return Queue::Get().EventElapsedMs(id, start, end);
+  }
+  void EventDestroy(int id, void* e) override { Queue::Get().EventDestroy(id, e); }
+  void StreamWaitEvent(int id, void* s, void* e) override {
+    Queue::Get().StreamWaitEvent(id, s, e);
+  }
+  void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
+                         void* s) override {
+    Queue::Get().CopyFromHostAsync(host, dst, offset, nbytes, s);
+  }
+  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes,
+                       void* s) override {
+    Queue::Get().CopyToHostAsync(src, offset, host, nbytes, s);
+  }
+  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
+                          size_t nbytes, void* s) override {
+    Queue::Get().CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, s);
+  }
+  bool HasGraphs() const override { return true; }
+  void GraphBegin(int id, void* s) override { Queue::Get().GraphBegin(id, s); }
+  void* GraphEnd(int id, void* s) override { return Queue::Get().GraphEnd(id, s); }
+  void GraphLaunch(int id, void* g, void* s) override { Queue::Get().GraphLaunch(id, g, s); }
+  void GraphDestroy(int id, void* g) override { Queue::Get().GraphDestroy(id, g); }
 };
 
 }  // namespace

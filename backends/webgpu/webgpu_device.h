@@ -109,10 +109,7 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   // Submits the batch being recorded, if any. Callers hold submit_mu().
   void FlushLocked();
   void Flush();
-  // Submits the batch (an empty submission when there is none, which still
-  // carries the queue writes made since the last) and returns its index: a
-  // point after everything submitted so far. Callers hold submit_mu().
-  WGPUSubmissionIndex SubmitLocked();
+
   // Which batch is being recorded (it changes at every submission). Callers hold submit_mu().
   uint64_t batch() const { return batch_; }
 
@@ -164,6 +161,13 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   // Submits what is recorded and waits for all of it.
   void Drain();
 
+  // Polls the device, blocking until submitted work completes, until `done()`
+  // (a callback that a poll delivers, on this thread or another).
+  template <typename Done>
+  void PollUntil(Done&& done) {
+    while (!done()) api_.wgpuDevicePoll(device_, 1, nullptr);
+  }
+
  private:
   friend class plugin::LazyDriverState<Workspace>;
 
@@ -187,7 +191,6 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   WGPUCommandEncoder pending_ = nullptr;
   int pending_count_ = 0;
   uint64_t batch_ = 0;
-  WGPUSubmissionIndex last_submission_ = 0;
 
  public:
   const std::string& version() const { return version_; }

@@ -22,8 +22,9 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 class Event {
  public:
   using Done = CallbackResult<std::pair<WGPUQueueWorkDoneStatus, std::string>>;
-  WGPUSubmissionIndex index = 0;
+  uint64_t batch = 0;             // the batch it ends (webgpu_submit.cc)
   uint64_t readbacks_before = 0;  // the device-to-host copies it follows
+  bool watched = false;           // submitted, and its completion asked for
   std::shared_ptr<Done> done = std::make_shared<Done>();
   // Its timestamp: written into `query`, resolved into `resolved`, copied
   // into `readback` to map; null without timestamp queries.
@@ -83,6 +84,27 @@ void EncodeTimestamp(Workspace& ws, Event& event) {
                                            sizeof(uint64_t));
 }
 
+// Submits the batch that `event` ends, if it is still being recorded, and
+// asks wgpu to report when the work submitted so far is done (delivered by a
+// device poll). Not done by EventRecord: while a kernel that never ends runs,
+// a submission blocks, and the core records events on the caller's thread
+// but waits for them on a worker, where blocking is bounded.
+void Watch(Workspace& ws, Event& event) {
+  std::lock_guard lock(ws.submit_mu());
+  if (event.watched) return;
+  if (ws.batch() == event.batch) ws.FlushLocked();
+  WGPUQueueWorkDoneCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowSpontaneous;
+  cb.callback = [](WGPUQueueWorkDoneStatus status, WGPUStringView message, void* done, void*) {
+    std::unique_ptr<std::shared_ptr<Event::Done>> owned(
+        static_cast<std::shared_ptr<Event::Done>*>(done));
+    (*owned)->Set({status, ToString(message)});
+  };
+  cb.userdata1 = std::make_unique<std::shared_ptr<Event::Done>>(event.done).release();
+  ws.api().wgpuQueueOnSubmittedWorkDone(ws.queue(), cb);
+  event.watched = true;
+}
+
 // The device ticks of a complete event's timestamp.
 uint64_t ReadTicks(Workspace& ws, Event& event) {
   if (event.has_ticks) return event.ticks;
@@ -96,7 +118,7 @@ uint64_t ReadTicks(Workspace& ws, Event& event) {
   };
   cb.userdata1 = &mapped;
   api.wgpuBufferMapAsync(event.readback, WGPUMapMode_Read, 0, sizeof(uint64_t), cb);
-  while (!mapped.Done()) api.wgpuDevicePoll(ws.device(), 1, nullptr);
+  ws.PollUntil([&] { return mapped.Done(); });
   const auto [status, message] = mapped.Take();
   if (status != WGPUMapAsyncStatus_Success) {
     Fail("RuntimeError", "webgpu: reading an event's timestamp back failed: ", message);
@@ -147,22 +169,13 @@ void* Queue::EventRecord(int device_id, void*, bool timing) {
   Workspace& ws = Workspace::Get();
   ws.Require(device_id);
   auto event = std::make_unique<Event>();
-  {
-    std::lock_guard lock(ws.submit_mu());
-    if (timing && ws.info().timestamp_query) EncodeTimestamp(ws, *event);
-    event->index = ws.SubmitLocked();
-    event->readbacks_before = NextReadback();
-  }
-  // Fires once the work submitted so far is done (delivered by a device poll).
-  WGPUQueueWorkDoneCallbackInfo cb{};
-  cb.mode = WGPUCallbackMode_AllowSpontaneous;
-  cb.callback = [](WGPUQueueWorkDoneStatus status, WGPUStringView message, void* done, void*) {
-    std::unique_ptr<std::shared_ptr<Event::Done>> owned(
-        static_cast<std::shared_ptr<Event::Done>*>(done));
-    (*owned)->Set({status, ToString(message)});
-  };
-  cb.userdata1 = std::make_unique<std::shared_ptr<Event::Done>>(event->done).release();
-  ws.api().wgpuQueueOnSubmittedWorkDone(ws.queue(), cb);
+  std::lock_guard lock(ws.submit_mu());
+  // The event ends the batch being recorded: made now if there is none, so
+  // that its submission also carries the queue writes made since the last.
+  ws.PendingLocked();
+  if (timing && ws.info().timestamp_query) EncodeTimestamp(ws, *event);
+  event->batch = ws.batch();
+  event->readbacks_before = NextReadback();
   return event.release();
 }
 
@@ -170,6 +183,7 @@ bool Queue::EventQuery(int device_id, void* event) {
   Workspace& ws = Workspace::Get();
   ws.Require(device_id);
   Event* e = AsEvent(event);
+  Watch(ws, *e);
   ws.api().wgpuDevicePoll(ws.device(), 0, nullptr);
   if (!e->done->Done()) return false;
   EventSynchronize(device_id, event);  // complete: finishes its readbacks
@@ -180,7 +194,8 @@ void Queue::EventSynchronize(int device_id, void* event) {
   Workspace& ws = Workspace::Get();
   ws.Require(device_id);
   Event* e = AsEvent(event);
-  while (!e->done->Done()) ws.api().wgpuDevicePoll(ws.device(), 1, &e->index);
+  Watch(ws, *e);
+  ws.PollUntil([&] { return e->done->Done(); });
   const auto [status, message] = e->done->Get();
   if (status != WGPUQueueWorkDoneStatus_Success) {
     Fail("RuntimeError", "webgpu: the queue's work did not complete: ", message);

@@ -44,8 +44,7 @@ Graph::~Graph() {
 std::pair<WGPUBuffer, uint32_t> Graph::UniformSlot(Workspace& ws, const Kernel& kernel,
                                                    const LaunchArgs& args) {
   if (kernel.uniform_size == 0) return {nullptr, 0};
-  const uint64_t align =
-      std::max<uint64_t>(ws.info().limits.minUniformBufferOffsetAlignment, 16);
+  const uint64_t align = std::max<uint64_t>(ws.info().limits.minUniformBufferOffsetAlignment, 16);
   uint64_t offset = RoundUp(uniform_used_, align);
   const uint64_t capacity = kUniformBufferBytes;
   if (uniform_buffers_.empty() || offset + kernel.uniform_stride > capacity) {
@@ -90,8 +89,7 @@ void Graph::Encode(Workspace& ws) const {
   WGPUComputePassEncoder pass = api.wgpuCommandEncoderBeginComputePass(ws.PendingLocked(), nullptr);
   for (const Dispatch& d : dispatches_) {
     const Binding& b = bindings_[d.binding];
-    EncodeDispatch(api, pass, d.pipeline, b.groups, b.uniforms_per_group, d.uniform_offset,
-                   d.grid);
+    EncodeDispatch(api, pass, d.pipeline, b.groups, b.uniforms_per_group, d.uniform_offset, d.grid);
   }
   api.wgpuComputePassEncoderEnd(pass);
   api.wgpuComputePassEncoderRelease(pass);
@@ -99,8 +97,7 @@ void Graph::Encode(Workspace& ws) const {
 
 Graph* Queue::CurrentCapture() {
   if (captures_open_.load(std::memory_order_acquire) == 0) return nullptr;
-  void* stream = nullptr;
-  Check(Core().current_stream(kDLWebGPU, 0, &stream));
+  void* stream = CurrentStream(kDLWebGPU, 0);
   std::lock_guard lock(capture_mu_);
   auto found = captures_.find(stream);
   return found == captures_.end() ? nullptr : found->second.get();
@@ -140,7 +137,9 @@ void Queue::GraphLaunch(int device_id, void* graph, void*) {
   }
 }
 
-void Queue::GraphDestroy(int, void* graph) { std::unique_ptr<Graph> owned(static_cast<Graph*>(graph)); }
+void Queue::GraphDestroy(int, void* graph) {
+  std::unique_ptr<Graph> owned(static_cast<Graph*>(graph));
+}
 
 }  // namespace webgpu
 }  // namespace modrt

@@ -40,10 +40,10 @@ struct Kernel {
   WgslInfo wgsl;
   Interface iface;
   size_t num_buffers = 0;
-  std::vector<uint32_t> scalar_offsets;  // per argument: its byte offset in a slot (scalars)
-  std::vector<uint32_t> block_offsets;   // per uniform block: its offset in a slot
+  std::vector<uint32_t> scalar_offsets;      // per argument: its byte offset in a slot (scalars)
+  std::vector<uint32_t> block_offsets;       // per uniform block: its offset in a slot
   std::vector<uint32_t> uniforms_per_group;  // per bind group: its uniform blocks
-  uint32_t uniform_size = 0;             // bytes of a slot; 0 without uniforms
+  uint32_t uniform_size = 0;                 // bytes of a slot; 0 without uniforms
   WGPUShaderModule shader = nullptr;
   std::vector<WGPUBindGroupLayout> bind_layouts;  // groups 0..iface.max_group
   WGPUPipelineLayout layout = nullptr;

@@ -51,8 +51,7 @@ struct LaunchArgs;
 // the launches before them; an offset or size that is not a multiple of 4
 // (WebGPU copies whole words) reads the words at its edges back first.
 void ReadBytes(Workspace& ws, const Buffer& buf, uint64_t offset, void* dst, size_t nbytes);
-void WriteBytes(Workspace& ws, const Buffer& buf, uint64_t offset, const void* src,
-                size_t nbytes);
+void WriteBytes(Workspace& ws, const Buffer& buf, uint64_t offset, const void* src, size_t nbytes);
 // ValueError unless [offset, offset + nbytes) lies in the buffer.
 void CheckRange(const Buffer& buf, uint64_t offset, size_t nbytes, const char* what);
 
@@ -119,10 +118,9 @@ class Queue {
 
   void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
                          void* stream);
-  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes,
-                       void* stream);
-  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst,
-                          size_t dst_offset, size_t nbytes, void* stream);
+  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes, void* stream);
+  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
+                          size_t nbytes, void* stream);
 
   void GraphBegin(int device_id, void* stream);
   void* GraphEnd(int device_id, void* stream);

@@ -40,18 +40,9 @@ void Workspace::FlushLocked() {
     return;
   }
   if (cmd != nullptr) {
-    last_submission_ = api_.wgpuQueueSubmitForIndex(queue_, 1, &cmd);
+    api_.wgpuQueueSubmit(queue_, 1, &cmd);
     api_.wgpuCommandBufferRelease(cmd);
   }
-}
-
-WGPUSubmissionIndex Workspace::SubmitLocked() {
-  const WGPUSubmissionIndex before = last_submission_;
-  FlushLocked();
-  if (last_submission_ == before) {
-    last_submission_ = api_.wgpuQueueSubmitForIndex(queue_, 0, nullptr);
-  }
-  return last_submission_;
 }
 
 void Workspace::Flush() {

@@ -67,7 +67,7 @@ namespace webgpu {
   X(wgpuComputePassEncoderEnd)                \
   X(wgpuComputePassEncoderRelease)            \
   X(wgpuCommandBufferRelease)                 \
-  X(wgpuQueueSubmitForIndex)                  \
+  X(wgpuQueueSubmit)                          \
   X(wgpuQueueOnSubmittedWorkDone)             \
   X(wgpuQueueGetTimestampPeriod)              \
   X(wgpuQueueWriteBuffer)                     \

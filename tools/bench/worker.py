@@ -502,7 +502,9 @@ def _graph_kernel(kind: str):  # type: ignore[no-untyped-def]
 
     modrt, dev = _modrt_device(kind)
     if kind == "webgpu":  # WGSL's add_one takes no n (see WGSL_SOURCE)
-        kernel = modrt.compile({"add_one": WGSL_SOURCE}, kind, ["add_one(float32*; blockIdx.x, threadIdx.x)"])["add_one"]
+        kernel = modrt.compile({"add_one": WGSL_SOURCE}, kind, ["add_one(float32*; blockIdx.x, threadIdx.x)"])[
+            "add_one"
+        ]
         a = modrt.tensor(np.zeros(N_ELEMENTS, dtype="float32"), dev)
         return modrt, dev, kernel, (a, 1, N_ELEMENTS)
     signature = "add_one(float32*, int32; blockIdx.x, threadIdx.x)"
