@@ -45,6 +45,14 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
   X(clReleaseKernel)           \
   X(clSetKernelArg)            \
   X(clEnqueueNDRangeKernel)    \
+  X(clEnqueueCopyBuffer)       \
+  X(clEnqueueMarkerWithWaitList)  \
+  X(clEnqueueBarrierWithWaitList) \
+  X(clGetEventInfo)            \
+  X(clGetEventProfilingInfo)   \
+  X(clWaitForEvents)           \
+  X(clReleaseEvent)            \
+  X(clFlush)                   \
   X(clFinish)
 // clang-format on
 
@@ -70,6 +78,9 @@ std::string ClError(cl_int code) {
     case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
     case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
     case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+    case CL_PROFILING_INFO_NOT_AVAILABLE: return "CL_PROFILING_INFO_NOT_AVAILABLE";
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+      return "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (a command before it failed)";
     case -1001: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL ICD is installed)";
     default: return "OpenCL error " + std::to_string(code);
   }
@@ -161,7 +172,8 @@ class Workspace : public LazyDriverState<Workspace> {
         d.id = id;
         d.context = cl_.clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err);
         if (err != CL_SUCCESS) continue;
-        d.queue = cl_.clCreateCommandQueue(d.context, id, 0, &err);
+        // Profiling on every queue: events carry device timestamps.
+        d.queue = cl_.clCreateCommandQueue(d.context, id, CL_QUEUE_PROFILING_ENABLE, &err);
         if (err != CL_SUCCESS) {
           cl_.clReleaseContext(d.context);
           continue;
@@ -193,8 +205,117 @@ class Workspace : public LazyDriverState<Workspace> {
   std::vector<Device> devices_;
 };
 
+// The queue a stream names: its own, or the device's default queue (NULL).
+cl_command_queue QueueOf(int device_id, void* stream) {
+  return stream ? static_cast<cl_command_queue>(stream) : Workspace::Get().device(device_id).queue;
+}
+
+// The queue a launch or copy on `device_id` goes to now (core->current_stream).
+cl_command_queue CurrentQueue(int device_id) {
+  return QueueOf(device_id, CurrentStream(kDLOpenCL, device_id));
+}
+
+// Native streams (plugin_api.h, ModrtStreamExtension): a modrt stream is a
+// command queue with profiling, an event a marker (clEnqueueMarkerWithWaitList)
+// whose CL_PROFILING_COMMAND_END is its device time. No graph extension: PoCL
+// has no cl_khr_command_buffer, so graphs replay the core's list.
 class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
  public:
+  bool HasStreams() const override { return true; }
+  void* StreamCreate(int id) override {
+    Workspace& ws = Workspace::Get();
+    const Device& dev = ws.device(id);
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q =
+        ws.cl().clCreateCommandQueue(dev.context, dev.id, CL_QUEUE_PROFILING_ENABLE, &err);
+    MODRT_CL_CHECK(err, "clCreateCommandQueue");
+    return q;
+  }
+  void StreamDestroy(int, void* stream) override {
+    Workspace::Get().cl().clReleaseCommandQueue(static_cast<cl_command_queue>(stream));
+  }
+  void StreamSynchronize(int id, void* stream) override {
+    MODRT_CL_CHECK(Workspace::Get().cl().clFinish(QueueOf(id, stream)), "clFinish");
+  }
+  void* EventRecord(int id, void* stream, bool) override {
+    const ClApi& cl = Workspace::Get().cl();
+    cl_command_queue q = QueueOf(id, stream);
+    cl_event event = nullptr;
+    MODRT_CL_CHECK(cl.clEnqueueMarkerWithWaitList(q, 0, nullptr, &event),
+                   "clEnqueueMarkerWithWaitList");
+    // Submitted now (with the work before it): another queue may wait for
+    // it (stream_wait_event), which does not flush this one.
+    cl.clFlush(q);
+    return event;
+  }
+  bool EventQuery(int, void* event) override {
+    cl_int status = CL_QUEUED;
+    MODRT_CL_CHECK(Workspace::Get().cl().clGetEventInfo(static_cast<cl_event>(event),
+                                                        CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                                        sizeof(status), &status, nullptr),
+                   "clGetEventInfo");
+    if (status < 0) MODRT_CL_CHECK(status, "a command before the event");
+    return status == CL_COMPLETE;
+  }
+  void EventSynchronize(int id, void* event) override {
+    cl_event e = static_cast<cl_event>(event);
+    if (Workspace::Get().cl().clWaitForEvents(1, &e) != CL_SUCCESS) {
+      EventQuery(id, event);  // the command's own failure, when it has one
+      Fail("RuntimeError", "OpenCL clWaitForEvents failed");
+    }
+  }
+  double EventElapsedMs(int, void* start, void* end) override {
+    const ClApi& cl = Workspace::Get().cl();
+    cl_ulong t0 = 0, t1 = 0;
+    MODRT_CL_CHECK(cl.clGetEventProfilingInfo(static_cast<cl_event>(start),
+                                              CL_PROFILING_COMMAND_END, sizeof(t0), &t0, nullptr),
+                   "clGetEventProfilingInfo");
+    MODRT_CL_CHECK(cl.clGetEventProfilingInfo(static_cast<cl_event>(end), CL_PROFILING_COMMAND_END,
+                                              sizeof(t1), &t1, nullptr),
+                   "clGetEventProfilingInfo");
+    return (static_cast<double>(t1) - static_cast<double>(t0)) * 1e-6;
+  }
+  void EventDestroy(int, void* event) override {
+    Workspace::Get().cl().clReleaseEvent(static_cast<cl_event>(event));
+  }
+  void StreamWaitEvent(int id, void* stream, void* event) override {
+    cl_event e = static_cast<cl_event>(event);
+    MODRT_CL_CHECK(
+        Workspace::Get().cl().clEnqueueBarrierWithWaitList(QueueOf(id, stream), 1, &e, nullptr),
+        "clEnqueueBarrierWithWaitList");
+  }
+  void CopyFromHostAsync(const void* host, DLTensor* t, size_t offset, size_t nbytes,
+                         void* stream) override {
+    if (nbytes == 0) return;
+    const ClApi& cl = Workspace::Get().cl();
+    cl_command_queue q = QueueOf(t->device.device_id, stream);
+    MODRT_CL_CHECK(
+        cl.clEnqueueWriteBuffer(q, static_cast<cl_mem>(t->data), CL_FALSE, t->byte_offset + offset,
+                                nbytes, host, 0, nullptr, nullptr),
+        "host-to-device copy");
+  }
+  void CopyToHostAsync(const DLTensor* t, size_t offset, void* host, size_t nbytes,
+                       void* stream) override {
+    if (nbytes == 0) return;
+    const ClApi& cl = Workspace::Get().cl();
+    cl_command_queue q = QueueOf(t->device.device_id, stream);
+    MODRT_CL_CHECK(
+        cl.clEnqueueReadBuffer(q, static_cast<cl_mem>(t->data), CL_FALSE, t->byte_offset + offset,
+                               nbytes, host, 0, nullptr, nullptr),
+        "device-to-host copy");
+  }
+  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
+                          size_t nbytes, void* stream) override {
+    if (nbytes == 0) return;
+    const ClApi& cl = Workspace::Get().cl();
+    cl_command_queue q = QueueOf(dst->device.device_id, stream);
+    MODRT_CL_CHECK(
+        cl.clEnqueueCopyBuffer(q, static_cast<cl_mem>(src->data), static_cast<cl_mem>(dst->data),
+                               src->byte_offset + src_offset, dst->byte_offset + dst_offset, nbytes,
+                               0, nullptr, nullptr),
+        "device-to-device copy");
+  }
+
   void GetAttr(int id, std::string_view name, Ret* ret) override {
     Workspace& ws = Workspace::Get();
     if (name == "name") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_NAME));
@@ -258,22 +379,23 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     Workspace& ws = Workspace::Get();
     MODRT_CL_CHECK(ws.cl().clFinish(ws.device(id).queue), "clFinish");
   }
-  // Part of a buffer: the offset is into the cl_mem, not a host address.
+  // Part of a buffer: the offset (from the tensor's first byte) is into the
+  // cl_mem, not a host address.
   bool HasRangedCopy() const override { return true; }
   void CopyRangeFromHost(const void* src, DLTensor* t, size_t offset, size_t nbytes) override {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
-    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(ws.device(t->device.device_id).queue,
-                                                static_cast<cl_mem>(t->data), CL_TRUE, offset,
-                                                nbytes, src, 0, nullptr, nullptr),
+    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(
+                       ws.device(t->device.device_id).queue, static_cast<cl_mem>(t->data), CL_TRUE,
+                       t->byte_offset + offset, nbytes, src, 0, nullptr, nullptr),
                    "host-to-device copy");
   }
   void CopyRangeToHost(const DLTensor* t, size_t offset, void* dst, size_t nbytes) override {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
-    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(ws.device(t->device.device_id).queue,
-                                               static_cast<cl_mem>(t->data), CL_TRUE, offset,
-                                               nbytes, dst, 0, nullptr, nullptr),
+    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(
+                       ws.device(t->device.device_id).queue, static_cast<cl_mem>(t->data), CL_TRUE,
+                       t->byte_offset + offset, nbytes, dst, 0, nullptr, nullptr),
                    "device-to-host copy");
   }
 };
@@ -399,7 +521,8 @@ class OpenCLModule final : public PayloadModule {
                                        static_cast<size_t>(k.launch.dyn_shared_bytes), nullptr),
                      StrCat("setting the dynamic local memory of ", info.name));
     }
-    MODRT_CL_CHECK(cl.clEnqueueNDRangeKernel(dev.queue, kernel.kernel, 3, nullptr, global,
+    cl_command_queue queue = CurrentQueue(device_id);
+    MODRT_CL_CHECK(cl.clEnqueueNDRangeKernel(queue, kernel.kernel, 3, nullptr, global,
                                              has_block ? local : nullptr, 0, nullptr, nullptr),
                    StrCat("launch of ", info.name));
   }

@@ -161,11 +161,21 @@ StreamState::~StreamState() {
   }
 }
 
+StreamObj::StreamObj(std::shared_ptr<StreamState> state) : state_(std::move(state)) {
+  state_->Open();
+}
+
 StreamObj::~StreamObj() { state_->Close(); }
+
+void StreamState::Open() {
+  std::lock_guard lock(mu_);
+  ++handles_;
+}
 
 void StreamState::Close() {
   if (is_default_) return;
   std::unique_lock lock(mu_);
+  if (--handles_ > 0) return;
   // A native queue goes once its work is done: the worker (which holds this
   // state) waits for it first.
   if (native_ != nullptr && error_kind_.empty()) RequestSync(lock);

@@ -87,7 +87,7 @@ class GraphObj;
 
 class StreamObj final : public Object {
  public:
-  explicit StreamObj(std::shared_ptr<StreamState> state) : state_(std::move(state)) {}
+  explicit StreamObj(std::shared_ptr<StreamState> state);
   ~StreamObj() override;
   int32_t type_index() const final { return kModrtObjStream; }
   StreamState& state() const { return *state_; }
@@ -157,7 +157,9 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   void set_capture(GraphObj* graph) { capture_ = graph; }
 
   // The worker thread, once started, holds a reference to the state: a stream
-  // dropped with work queued finishes it.
+  // dropped with work queued finishes it. Each StreamObj handle opens it
+  // once; the last Close lets the worker end.
+  void Open();
   void Close();
 
  private:
@@ -206,6 +208,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   std::deque<std::pair<uint64_t, double>> marker_times_;  // the latest markers
   bool worker_started_ = false;
   bool closing_ = false;
+  int handles_ = 0;         // live StreamObj handles
   std::string error_kind_;  // latched; empty when none
   std::string error_message_;
   GraphObj* capture_ = nullptr;

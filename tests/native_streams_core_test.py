@@ -1,0 +1,110 @@
+"""The core's side of native streams (plugin ABI 1.1's stream and graph
+extensions), on tests/plugins/native_stream_backend.cc: a backend whose queues
+are threads, so every path runs here without a driver. What each backend
+does with its own driver is tested in its package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import modrt
+
+PLUGIN = Path(modrt._ffi.package_root(), "tests", "plugins", "native_stream_backend.so")
+N = 64
+
+
+@pytest.fixture(scope="module")
+def dev() -> modrt.Device:
+    modrt.backend.load_plugin(PLUGIN)
+    d = modrt.device("streamsim")
+    assert d.exist, d.unavailable_reason
+    return d
+
+
+@pytest.fixture(scope="module")
+def mod(dev: modrt.Device) -> modrt.Module:
+    payload = modrt.runtime.Payload.create(
+        "single-binary", "sim", ["fill(int32*, int32, int32)", "fault(int32*)"], code=b"sim"
+    )
+    return modrt.get_global_func("module.create.streamsim")(payload)
+
+
+def counters() -> dict[str, int]:
+    text = modrt.get_global_func("streamsim.counters")()
+    return {k: int(v) for k, v in (part.split("=") for part in text.split())}
+
+
+def test_streams_are_the_backends_queues(dev, mod):
+    s = modrt.Stream(dev)
+    assert s.native and dev.default_stream.native
+    out = modrt.empty((N,), "int32", dev)
+    mod["fill"](out, 10, N, stream=s)
+    assert "fill" in s.pending and dev.default_stream.pending == ""
+    np.testing.assert_array_equal(out.numpy(stream=s), 10 + np.arange(N))
+    with modrt.stream(s):
+        mod["fill"](out, 20, N)
+    s.synchronize(timeout=60)
+    np.testing.assert_array_equal(out.numpy(), 20 + np.arange(N))
+
+
+def test_events_order_streams_and_time_on_the_device(dev, mod):
+    first, second = modrt.Stream(dev), modrt.Stream(dev)
+    a = modrt.empty((N,), "int32", dev)
+    b = modrt.empty((N,), "int32", dev)
+    start = first.record()
+    mod["fill"](a, 3, N, stream=first)
+    end = first.record()
+    second.wait(end)
+    b.copyfrom(a, stream=second)  # device to device, after `first`'s fill
+    np.testing.assert_array_equal(b.numpy(stream=second, timeout=60), 3 + np.arange(N))
+    end.synchronize(timeout=60)
+    assert end.query() and end.elapsed_ms(start) >= 0.0
+
+
+def test_async_copies_stage_host_memory(dev):
+    s = modrt.Stream(dev)
+    t = modrt.tensor(np.zeros(16, "int32"), dev)
+    src = np.arange(4, dtype="int32")
+    t.copyfrom(src, offset=8, stream=s)
+    src[:] = -1
+    part = np.empty(6, "int32")
+    t.copyto(part, offset=4, stream=s, timeout=60)
+    np.testing.assert_array_equal(part, [0, 0, 1, 2, 3, 0])
+
+
+def test_native_graph_replays_with_one_launch(dev, mod):
+    s = modrt.Stream(dev)
+    a = modrt.tensor(np.zeros(N, "int32"), dev)
+    b = modrt.tensor(np.zeros(N, "int32"), dev)
+    with s.capture() as g:
+        mod["fill"](a, 1, N)
+        mod["fill"](b, 2, N)
+    assert len(g) == 2 and g.native
+    s.synchronize(timeout=60)
+    assert not a.numpy().any() and not b.numpy().any(), "a captured launch must not run"
+    before = counters()
+    g.replay()
+    s.synchronize(timeout=60)
+    after = counters()
+    assert after["graph_launches"] == before["graph_launches"] + 1
+    assert after["kernels"] == before["kernels"] + 2
+    np.testing.assert_array_equal(b.numpy(), 2 + np.arange(N))
+    c = modrt.tensor(np.zeros(N, "int32"), dev)
+    g.replay({a: c})  # rebound: the core's list, on the stream's queue
+    s.synchronize(timeout=60)
+    assert counters()["graph_launches"] == after["graph_launches"]
+    np.testing.assert_array_equal(c.numpy(), 1 + np.arange(N))
+
+
+def test_an_async_failure_surfaces_at_the_next_wait(dev, mod):
+    s = modrt.Stream(dev)
+    out = modrt.empty((N,), "int32", dev)
+    mod["fill"](out, 0, N, stream=s)
+    mod["fault"](out, stream=s)
+    with pytest.raises(RuntimeError, match=r"fault \(grid \[1, 1, 1\].*illegal memory access"):
+        s.synchronize(timeout=60)
+    mod["fill"](out, 5, N, stream=s)  # raised once: the stream goes on
+    np.testing.assert_array_equal(out.numpy(stream=s, timeout=60), 5 + np.arange(N))
