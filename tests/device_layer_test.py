@@ -87,7 +87,7 @@ fn spin() { loop { if (atomicLoad(&flag[0]) != 0) { break; } } }
 }
 KINDS = list(KERNELS)
 # Backends whose plugin has native streams (plugin_api.h, ModrtStreamExtension).
-NATIVE_STREAMS = {"opencl", "vulkan"}
+NATIVE_STREAMS = {"opencl", "vulkan", "webgpu"}
 
 
 def launch_params(kind, n):

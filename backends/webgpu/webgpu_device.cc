@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 
 #include "modrt/driver.h"
 #include "modrt/plugin.h"
+#include "webgpu_queue.h"
 #include "wgpu_native.h"
 
 namespace modrt {
@@ -169,10 +171,17 @@ std::string Workspace::Init() {
   }
 
   // The device gets everything the adapter offers: its limits, not
-  // WebGPU's defaults, and f16 where there is such.
+  // WebGPU's defaults, f16 and timestamp queries (events' device time) where
+  // there are such. MODRT_WEBGPU_TIMESTAMPS=0 leaves timestamps out, as on an
+  // adapter without them.
   std::vector<WGPUFeatureName> features;
   if (api_.wgpuAdapterHasFeature(adapter_, WGPUFeatureName_ShaderF16))
     features.push_back(WGPUFeatureName_ShaderF16);
+  const char* timestamps = std::getenv("MODRT_WEBGPU_TIMESTAMPS");
+  if (api_.wgpuAdapterHasFeature(adapter_, WGPUFeatureName_TimestampQuery) &&
+      (timestamps == nullptr || std::string(timestamps) != "0")) {
+    features.push_back(WGPUFeatureName_TimestampQuery);
+  }
   WGPUDeviceDescriptor dd{};
   dd.label = View(kLabel);
   dd.requiredFeatureCount = features.size();
@@ -221,6 +230,7 @@ std::string Workspace::Init() {
     info_.limits = adapter_limits;
   info_.limits.nextInChain = nullptr;
   info_.float16 = api_.wgpuDeviceHasFeature(device_, WGPUFeatureName_ShaderF16);
+  info_.timestamp_query = api_.wgpuDeviceHasFeature(device_, WGPUFeatureName_TimestampQuery);
   return "";
 }
 
@@ -288,6 +298,7 @@ class WebGpuDeviceAPI final : public DeviceAPI {
     if (name == "max_compute_workgroups_per_dimension")
       return ret->SetInt(l.maxComputeWorkgroupsPerDimension);
     if (name == "supports_float16") return ret->SetInt(a.float16 ? 1 : 0);
+    if (name == "supports_timestamp_query") return ret->SetInt(a.timestamp_query ? 1 : 0);
     const uint32_t sizes[3] = {l.maxComputeWorkgroupSizeX, l.maxComputeWorkgroupSizeY,
                                l.maxComputeWorkgroupSizeZ};
     static const char* const kAxes[] = {"x", "y", "z"};
@@ -334,87 +345,72 @@ class WebGpuDeviceAPI final : public DeviceAPI {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     ws.Require(t->device.device_id);
-    const auto* buf = static_cast<const Buffer*>(t->data);
+    const auto& buf = *static_cast<const Buffer*>(t->data);
     const uint64_t offset = t->byte_offset;
-    CheckRange(*buf, offset, nbytes, "copy into");
-    std::lock_guard lock(ws.submit_mu());
-    // The write must land after the launches before it: submit them first.
-    ws.FlushLocked();
-    if (nbytes % 4 == 0) {
-      ws.api().wgpuQueueWriteBuffer(ws.queue(), buf->buffer, offset, src, nbytes);
-    } else {
-      // Writes are whole 4-byte words: the tail is padded with zeros (the
-      // allocation is rounded up, so the padding lies past the tensor).
-      const auto* bytes = static_cast<const uint8_t*>(src);
-      std::vector<uint8_t> padded(bytes, bytes + nbytes);
-      padded.resize(RoundUp4(nbytes), 0);
-      ws.api().wgpuQueueWriteBuffer(ws.queue(), buf->buffer, offset, padded.data(), padded.size());
-    }
+    if (offset % 4 != 0 || nbytes % 4 == 0) return WriteBytes(ws, buf, offset, src, nbytes);
+    // A whole tensor's last word is padded with zeros (the allocation is
+    // rounded up, so the padding lies past the tensor): no read back.
+    CheckRange(buf, offset, RoundUp4(nbytes), "copy into");
+    std::vector<uint8_t> padded(static_cast<const uint8_t*>(src),
+                                static_cast<const uint8_t*>(src) + nbytes);
+    padded.resize(RoundUp4(nbytes), 0);
+    WriteBytes(ws, buf, offset, padded.data(), padded.size());
   }
   void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
-    if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
     ws.Require(t->device.device_id);
-    const WgpuApi& api = ws.api();
-    const auto* buf = static_cast<const Buffer*>(t->data);
-    const uint64_t offset = t->byte_offset;
-    CheckRange(*buf, offset, nbytes, "copy from");
-    const uint64_t size = RoundUp4(nbytes);
-    WGPUBufferDescriptor d{};
-    d.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
-    d.size = size;
-    WGPUBuffer staging = api.wgpuDeviceCreateBuffer(ws.device(), &d);
-    if (staging == nullptr)
-      Fail("RuntimeError", "webgpu: cannot create a staging buffer of ", size, " bytes");
-    struct Release {
-      const WgpuApi& api;
-      WGPUBuffer b;
-      ~Release() { api.wgpuBufferRelease(b); }
-    } release{api, staging};
-    {
-      std::lock_guard lock(ws.submit_mu());
-      api.wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), buf->buffer, offset, staging, 0,
-                                               size);
-      ws.FlushLocked();  // with the launches before it
-    }
-    // (status, message); another thread's poll may deliver it.
-    CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>> mapped_result;
-    WGPUBufferMapCallbackInfo cb{};
-    cb.mode = WGPUCallbackMode_AllowSpontaneous;
-    cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* r, void*) {
-      static_cast<CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>>*>(r)->Set(
-          {status, ToString(message)});
-    };
-    cb.userdata1 = &mapped_result;
-    api.wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, size, cb);
-    while (!mapped_result.Done()) api.wgpuDevicePoll(ws.device(), 1, nullptr);
-    const auto [map_status, map_message] = mapped_result.Take();
-    if (map_status != WGPUMapAsyncStatus_Success) {
-      Fail("RuntimeError", "webgpu: reading ", nbytes, " bytes back failed: ", map_message);
-    }
-    const void* mapped = api.wgpuBufferGetConstMappedRange(staging, 0, size);
-    if (mapped == nullptr) Fail("RuntimeError", "webgpu: the staging buffer did not map");
-    std::memcpy(dst, mapped, nbytes);
-    api.wgpuBufferUnmap(staging);
-    if (std::string e = ws.TakeUncapturedError(); !e.empty()) Fail("RuntimeError", "webgpu: ", e);
+    ReadBytes(ws, *static_cast<const Buffer*>(t->data), t->byte_offset, dst, nbytes);
+  }
+  bool HasRangedCopy() const override { return true; }
+  void CopyRangeFromHost(const void* src, DLTensor* t, size_t offset, size_t nbytes) override {
+    Workspace& ws = Workspace::Get();
+    ws.Require(t->device.device_id);
+    WriteBytes(ws, *static_cast<const Buffer*>(t->data), t->byte_offset + offset, src, nbytes);
+  }
+  void CopyRangeToHost(const DLTensor* t, size_t offset, void* dst, size_t nbytes) override {
+    Workspace& ws = Workspace::Get();
+    ws.Require(t->device.device_id);
+    ReadBytes(ws, *static_cast<const Buffer*>(t->data), t->byte_offset + offset, dst, nbytes);
   }
   void Sync(int id) override {
-    Workspace& ws = Workspace::Get();
-    ws.Require(id);
-    ws.Drain();
-    if (std::string e = ws.TakeUncapturedError(); !e.empty()) Fail("RuntimeError", "webgpu: ", e);
+    // Every stream is the device's one queue (webgpu_queue.h).
+    Queue::Get().StreamSynchronize(id, nullptr);
   }
 
- private:
-  static void CheckRange(const Buffer& buf, uint64_t offset, size_t nbytes, const char* what) {
-    if (offset % 4 != 0)
-      Fail("ValueError", "webgpu: cannot ", what, " a tensor at byte offset ", offset,
-           " (not a multiple of 4)");
-    if (offset + RoundUp4(nbytes) > buf.size) {
-      Fail("ValueError", "webgpu: ", what, " ", nbytes, " bytes at offset ", offset,
-           " overruns a buffer of ", buf.size);
-    }
+  // The device layer (webgpu_queue.h).
+  bool HasStreams() const override { return true; }
+  void* StreamCreate(int id) override { return Queue::Get().StreamCreate(id); }
+  void StreamDestroy(int id, void* s) override { Queue::Get().StreamDestroy(id, s); }
+  void StreamSynchronize(int id, void* s) override { Queue::Get().StreamSynchronize(id, s); }
+  void* EventRecord(int id, void* s, bool timing) override {
+    return Queue::Get().EventRecord(id, s, timing);
   }
+  bool EventQuery(int id, void* e) override { return Queue::Get().EventQuery(id, e); }
+  void EventSynchronize(int id, void* e) override { Queue::Get().EventSynchronize(id, e); }
+  double EventElapsedMs(int id, void* start, void* end) override {
+    return Queue::Get().EventElapsedMs(id, start, end);
+  }
+  void EventDestroy(int id, void* e) override { Queue::Get().EventDestroy(id, e); }
+  void StreamWaitEvent(int id, void* s, void* e) override {
+    Queue::Get().StreamWaitEvent(id, s, e);
+  }
+  void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
+                         void* s) override {
+    Queue::Get().CopyFromHostAsync(host, dst, offset, nbytes, s);
+  }
+  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes,
+                       void* s) override {
+    Queue::Get().CopyToHostAsync(src, offset, host, nbytes, s);
+  }
+  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
+                          size_t nbytes, void* s) override {
+    Queue::Get().CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, s);
+  }
+  bool HasGraphs() const override { return true; }
+  void GraphBegin(int id, void* s) override { Queue::Get().GraphBegin(id, s); }
+  void* GraphEnd(int id, void* s) override { return Queue::Get().GraphEnd(id, s); }
+  void GraphLaunch(int id, void* g, void* s) override { Queue::Get().GraphLaunch(id, g, s); }
+  void GraphDestroy(int id, void* g) override { Queue::Get().GraphDestroy(id, g); }
 };
 
 }  // namespace

@@ -2,7 +2,8 @@
 // one instance, the default adapter, one device on it and its queue: modrt
 // device webgpu(0)), the batch of launches being recorded, error scopes, and
 // the storage buffers behind tensors. webgpu_device.cc opens the device and
-// implements the DeviceAPI; webgpu_module.cc launches on it.
+// implements the DeviceAPI; webgpu_submit.cc submits the batch; webgpu_module.cc
+// launches on it.
 #ifndef MODRT_BACKENDS_WEBGPU_WEBGPU_DEVICE_H_
 #define MODRT_BACKENDS_WEBGPU_WEBGPU_DEVICE_H_
 
@@ -48,6 +49,11 @@ class CallbackResult {
     std::lock_guard lock(CallbackMutex());
     return std::move(value_);
   }
+  // A copy, for a result read more than once.
+  T Get() {
+    std::lock_guard lock(CallbackMutex());
+    return value_;
+  }
 
  private:
   bool done_ = false;
@@ -66,6 +72,7 @@ struct AdapterInfo {
   uint32_t vendor_id = 0, device_id = 0, subgroup_min = 0, subgroup_max = 0;
   WGPULimits limits{};  // the device's: the adapter's own, all requested
   bool float16 = false;
+  bool timestamp_query = false;  // WGPUFeatureName_TimestampQuery, on the device
 };
 // Process-wide wgpu-native state: the library, one instance, the default
 // adapter and one device on it (modrt device webgpu(0)).
@@ -96,43 +103,13 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   static constexpr int kMaxBatch = 64;
 
   // The encoder of the batch being recorded. Callers hold submit_mu().
-  WGPUCommandEncoder PendingLocked() {
-    if (pending_ == nullptr) pending_ = api_.wgpuDeviceCreateCommandEncoder(device_, nullptr);
-    return pending_;
-  }
+  WGPUCommandEncoder PendingLocked();
   // A launch was recorded; submits the batch when it is full. Callers hold submit_mu().
-  void RecordedLocked() {
-    if (++pending_count_ >= kMaxBatch) FlushLocked();
-  }
+  void RecordedLocked();
   // Submits the batch being recorded, if any. Callers hold submit_mu().
-  // An encoder wgpu found invalid is not submitted: wgpu-native's queue
-  // submission treats an invalid command buffer as fatal (a panic that
-  // aborts the process). Its error is kept for the next wait to raise.
-  void FlushLocked() {
-    if (pending_ == nullptr) return;
-    WGPUCommandBuffer cmd = nullptr;
-    const std::string error =
-        Scoped([&] { cmd = api_.wgpuCommandEncoderFinish(pending_, nullptr); });
-    api_.wgpuCommandEncoderRelease(pending_);
-    pending_ = nullptr;
-    const int dropped = pending_count_;
-    pending_count_ = 0;
-    ++batch_;
-    if (!error.empty()) {
-      if (cmd != nullptr) api_.wgpuCommandBufferRelease(cmd);
-      Record(plugin::StrCat("wgpu refused a batch of ", dropped,
-                            " launches, which did not run: ", error));
-      return;
-    }
-    if (cmd != nullptr) {
-      api_.wgpuQueueSubmit(queue_, 1, &cmd);
-      api_.wgpuCommandBufferRelease(cmd);
-    }
-  }
-  void Flush() {
-    std::lock_guard lock(submit_mu_);
-    FlushLocked();
-  }
+  void FlushLocked();
+  void Flush();
+
   // Which batch is being recorded (it changes at every submission). Callers hold submit_mu().
   uint64_t batch() const { return batch_; }
 
@@ -182,9 +159,13 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   }
 
   // Submits what is recorded and waits for all of it.
-  void Drain() {
-    Flush();
-    api_.wgpuDevicePoll(device_, 1, nullptr);
+  void Drain();
+
+  // Polls the device, blocking until submitted work completes, until `done()`
+  // (a callback that a poll delivers, on this thread or another).
+  template <typename Done>
+  void PollUntil(Done&& done) {
+    while (!done()) api_.wgpuDevicePoll(device_, 1, nullptr);
   }
 
  private:

@@ -1,7 +1,14 @@
 // The WebGPU runtime's module: a payload of WGSL shaders, one per function,
 // compiled on the device of webgpu_device.h into shader modules, bind group
 // and pipeline layouts and compute pipelines (one per launch shape), and
-// launched into the device's batch (webgpu_module.cc).
+// launched into the device's batch. The parts, one concern each (the Vulkan
+// runtime is split the same way):
+// - webgpu_pipelines.cc: a function's WGSL to a Kernel, and the pipeline cache;
+// - webgpu_bind_groups.cc: a launch's buffers checked and bound, and the
+//   bind-group cache;
+// - webgpu_commands.cc: the uniform ring and the compute passes recorded;
+// - webgpu_submit.cc (with webgpu_device.h): the batch and its submission;
+// - webgpu_module.cc: the module, and a launch going through the four.
 #ifndef MODRT_BACKENDS_WEBGPU_WEBGPU_MODULE_H_
 #define MODRT_BACKENDS_WEBGPU_WEBGPU_MODULE_H_
 
@@ -33,9 +40,10 @@ struct Kernel {
   WgslInfo wgsl;
   Interface iface;
   size_t num_buffers = 0;
-  std::vector<uint32_t> scalar_offsets;  // per argument: its byte offset in a slot (scalars)
-  std::vector<uint32_t> block_offsets;   // per uniform block: its offset in a slot
-  uint32_t uniform_size = 0;             // bytes of a slot; 0 without uniforms
+  std::vector<uint32_t> scalar_offsets;      // per argument: its byte offset in a slot (scalars)
+  std::vector<uint32_t> block_offsets;       // per uniform block: its offset in a slot
+  std::vector<uint32_t> uniforms_per_group;  // per bind group: its uniform blocks
+  uint32_t uniform_size = 0;                 // bytes of a slot; 0 without uniforms
   WGPUShaderModule shader = nullptr;
   std::vector<WGPUBindGroupLayout> bind_layouts;  // groups 0..iface.max_group
   WGPUPipelineLayout layout = nullptr;
@@ -64,6 +72,48 @@ struct Pipeline {
   WGPUComputePipeline pipeline = nullptr;
 };
 
+// One launch's arguments, as the kernel binds them.
+struct LaunchArgs {
+  std::vector<const Buffer*> buffers;  // per argument; null for scalars
+  std::vector<uint8_t> uniform;        // the kernel's uniform slot (uniform_size bytes)
+  uint32_t grid[3] = {1, 1, 1};
+};
+
+// webgpu_pipelines.cc: the WGSL of `info` compiled into a Kernel (shader,
+// layouts, uniform ring), checked against the adapter's limits and the
+// signature; ValueError naming what does not fit.
+Kernel CompileKernel(Workspace& ws, const plugin::FunctionInfo& info, const std::string& wgsl);
+void ReleaseKernel(const WgpuApi& api, Kernel& k);
+
+// webgpu_bind_groups.cc: the launch's buffers and scalars as the kernel binds
+// them; ValueError for a buffer smaller than its binding or one buffer bound
+// both read-only and writable.
+LaunchArgs BindArguments(const Kernel& kernel, const plugin::KernelArgs& k);
+// The kernel's bind groups for these buffers: the cached ones when they are
+// the same as the last launch's, else new ones (ValueError if wgpu refuses
+// them). `uniform_buffer` backs the kernel's uniforms. Callers hold submit_mu().
+const std::vector<WGPUBindGroup>& CachedBindGroups(Workspace& ws, const Kernel& kernel,
+                                                   const LaunchArgs& args, LaunchCache& cache);
+std::vector<WGPUBindGroup> CreateBindGroups(Workspace& ws, const Kernel& kernel,
+                                            const LaunchArgs& args, WGPUBuffer uniform_buffer);
+void ReleaseBindGroups(const WgpuApi& api, std::vector<WGPUBindGroup>& groups);
+
+// webgpu_commands.cc: the dynamic offset of the launch's uniform slot in the
+// kernel's ring (written to the queue unless it equals the last slot of this
+// batch; a full ring submits the batch first). Callers hold submit_mu().
+uint32_t UniformSlot(Workspace& ws, const Kernel& kernel, const LaunchArgs& args,
+                     LaunchCache& cache);
+// One dispatch into an open compute pass: pipeline, bind groups (each uniform
+// at `uniform_offset`), workgroups.
+void EncodeDispatch(const WgpuApi& api, WGPUComputePassEncoder pass, WGPUComputePipeline pipeline,
+                    const std::vector<WGPUBindGroup>& groups,
+                    const std::vector<uint32_t>& uniforms_per_group, uint32_t uniform_offset,
+                    const uint32_t grid[3]);
+// One dispatch as a compute pass of its own in the batch. Callers hold submit_mu().
+void RecordDispatch(Workspace& ws, const Kernel& kernel, WGPUComputePipeline pipeline,
+                    const std::vector<WGPUBindGroup>& groups, uint32_t uniform_offset,
+                    const uint32_t grid[3]);
+
 class WebGpuModule final : public plugin::PayloadModule {
  public:
   explicit WebGpuModule(plugin::Payload payload);
@@ -80,10 +130,12 @@ class WebGpuModule final : public plugin::PayloadModule {
   // Compiles every function; on an error, releases what was made (the
   // destructor of a module whose constructor throws never runs) and rethrows.
   void CompileAll(Workspace& ws);
+  // The first launch compiles a module loaded where there was no adapter.
+  void EnsureCompiled(Workspace& ws);
   void ReleaseAll(const WgpuApi& api);
 
-  // Creates the shader module (wgpu validates the WGSL here), the bind group
-  // and pipeline layouts, and, when the workgroup size is fixed, the pipeline.
+  // Compiles one function and, when its workgroup size is fixed, creates its
+  // pipeline, so that a shader that does not fit its bindings fails at load.
   void Compile(Workspace& ws, const plugin::FunctionInfo& info);
 
   static Key KeyOf(const Kernel& k, const plugin::LaunchConfig& launch);

@@ -19,10 +19,12 @@
 // block of that slot.
 //
 // The parts: webgpu_device.{h,cc} (wgpu-native's adapter, device and queue,
-// the launch batch, buffers, the DeviceAPI), webgpu_module.{h,cc} (shader
-// modules, pipelines, bind groups, launches), wgsl_scan.{h,cc} (what a shader
-// declares) and wgpu_native.{h,cc} (the library, dlopen'ed); this file is the
-// plugin's entry point.
+// buffers, the DeviceAPI), webgpu_submit.cc (the launch batch and its
+// submission), webgpu_module.{h,cc} (the module and its launches, through
+// webgpu_pipelines.cc, webgpu_bind_groups.cc and webgpu_commands.cc),
+// webgpu_queue.h (streams, events, copies and graphs: webgpu_events.cc,
+// webgpu_copies.cc, webgpu_graphs.cc), wgsl_scan.{h,cc} (what a shader declares) and
+// wgpu_native.{h,cc} (the library, dlopen'ed); this file is the plugin's entry point.
 #include <algorithm>
 #include <memory>
 #include <string>

@@ -49,12 +49,16 @@ namespace webgpu {
   X(wgpuDeviceCreatePipelineLayout)           \
   X(wgpuPipelineLayoutRelease)                \
   X(wgpuDeviceCreateComputePipeline)          \
+  X(wgpuComputePipelineAddRef)                \
   X(wgpuComputePipelineRelease)               \
+  X(wgpuDeviceCreateQuerySet)                 \
+  X(wgpuQuerySetRelease)                      \
   X(wgpuDeviceCreateBindGroup)                \
   X(wgpuBindGroupRelease)                     \
   X(wgpuDeviceCreateCommandEncoder)           \
   X(wgpuCommandEncoderBeginComputePass)       \
   X(wgpuCommandEncoderCopyBufferToBuffer)    \
+  X(wgpuCommandEncoderResolveQuerySet)        \
   X(wgpuCommandEncoderFinish)                 \
   X(wgpuCommandEncoderRelease)                \
   X(wgpuComputePassEncoderSetPipeline)        \
@@ -64,6 +68,8 @@ namespace webgpu {
   X(wgpuComputePassEncoderRelease)            \
   X(wgpuCommandBufferRelease)                 \
   X(wgpuQueueSubmit)                          \
+  X(wgpuQueueOnSubmittedWorkDone)             \
+  X(wgpuQueueGetTimestampPeriod)              \
   X(wgpuQueueWriteBuffer)                     \
   X(wgpuQueueRelease)
 // clang-format on

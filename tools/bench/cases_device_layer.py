@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import time
 
-from worker_common import LAUNCH_SOURCE, N_ELEMENTS, VULKAN_SOURCE, Run, check_ran, modrt_device, modrt_opencl, timed
+from worker_common import (
+    LAUNCH_SOURCE,
+    N_ELEMENTS,
+    VULKAN_SOURCE,
+    WGSL_SOURCE,
+    Run,
+    check_ran,
+    modrt_device,
+    modrt_opencl,
+    timed,
+)
 
 GRAPH_DISPATCHES = 1000
 
@@ -14,6 +24,11 @@ def _graph_kernel(kind: str):  # type: ignore[no-untyped-def]
     import numpy as np
 
     modrt, dev = modrt_device(kind)
+    if kind == "webgpu":  # WGSL's add_one takes no n (see WGSL_SOURCE)
+        signature = "add_one(float32*; blockIdx.x, threadIdx.x)"
+        kernel = modrt.compile({"add_one": WGSL_SOURCE}, kind, [signature])["add_one"]
+        a = modrt.tensor(np.zeros(N_ELEMENTS, dtype="float32"), dev)
+        return modrt, dev, kernel, (a, 1, N_ELEMENTS)
     signature = "add_one(float32*, int32; blockIdx.x, threadIdx.x)"
     source = {"opencl": LAUNCH_SOURCE, "vulkan": {"add_one": VULKAN_SOURCE}}[kind]
     kernel = modrt.compile(source, kind, [signature])["add_one"]
@@ -65,6 +80,14 @@ def modrt_vulkan_graph_replay() -> Run:
 
 def modrt_vulkan_one_by_one() -> Run:
     return _graph_one_by_one("vulkan")
+
+
+def modrt_webgpu_graph_replay() -> Run:
+    return _graph_replay("webgpu")
+
+
+def modrt_webgpu_one_by_one() -> Run:
+    return _graph_one_by_one("webgpu")
 
 
 def modrt_opencl_graph_replay() -> Run:

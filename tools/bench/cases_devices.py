@@ -284,3 +284,46 @@ def cupy_d2h() -> Run:
 
 
 # Dispatches per graph in the graph rows: each repetition is one dispatch.
+
+
+def wgpu_graph() -> Run:
+    """wgpu-py encoding 1,000 dispatches into one compute pass of one command
+    buffer, submitted once; per dispatch (the webgpu-graph row's peer)."""
+    import numpy as np
+
+    dispatches = 1000
+    wgpu, device = _wgpu()
+    buf = device.create_buffer_with_data(
+        data=np.zeros(N_ELEMENTS, "float32"),
+        usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST,
+    )
+    shader = device.create_shader_module(code=WGSL_SOURCE)
+    pipeline = device.create_compute_pipeline(layout="auto", compute={"module": shader, "entry_point": "add_one"})
+    group = device.create_bind_group(
+        layout=pipeline.get_bind_group_layout(0), entries=[{"binding": 0, "resource": {"buffer": buf}}]
+    )
+    wait = _wgpu_wait(device)
+
+    def replay() -> None:
+        encoder = device.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(pipeline)
+        compute.set_bind_group(0, group)
+        for _ in range(dispatches):
+            compute.dispatch_workgroups(1)
+        compute.end()
+        device.queue.submit([encoder.finish()])
+
+    replay()
+    wait()
+    check_ran(np.frombuffer(device.queue.read_buffer(buf), "float32"), dispatches)
+
+    def run(n: int) -> float:
+        replays = max(1, n // dispatches)
+        start = time.perf_counter()
+        for _ in range(replays):
+            replay()
+        wait()
+        return (time.perf_counter() - start) * n / (replays * dispatches)
+
+    return run

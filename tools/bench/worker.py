@@ -36,6 +36,8 @@ from cases_device_layer import (
     modrt_pool_alloc,
     modrt_vulkan_graph_replay,
     modrt_vulkan_one_by_one,
+    modrt_webgpu_graph_replay,
+    modrt_webgpu_one_by_one,
 )
 from cases_devices import (
     cupy_d2h,
@@ -54,6 +56,7 @@ from cases_devices import (
     pyopencl_h2d,
     wgpu_d2h,
     wgpu_dispatch,
+    wgpu_graph,
     wgpu_h2d,
 )
 from cases_tinygrad import (
@@ -101,6 +104,9 @@ CASES: dict[str, Callable[[], Run]] = {
     "cupy-d2h": cupy_d2h,
     "modrt-vulkan-graph-replay": modrt_vulkan_graph_replay,
     "modrt-vulkan-one-by-one": modrt_vulkan_one_by_one,
+    "modrt-webgpu-graph-replay": modrt_webgpu_graph_replay,
+    "modrt-webgpu-one-by-one": modrt_webgpu_one_by_one,
+    "wgpu-graph": wgpu_graph,
     "modrt-opencl-graph-replay": modrt_opencl_graph_replay,
     "modrt-opencl-one-by-one": modrt_opencl_one_by_one,
     "modrt-pool-alloc": modrt_pool_alloc,

@@ -1,0 +1,236 @@
+"""The device layer on WebGPU (wgpu-native over lavapipe): every stream is
+the device's one queue in submission order, events are submissions with
+device timestamps where the adapter has timestamp queries, copies take
+offsets, and a graph replays as one command buffer (backends/webgpu/webgpu_queue.h)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import modrt
+
+BLOCK = 64
+VADD = """
+override block_x: u32 = 64;
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> n: i32;
+@compute @workgroup_size(block_x)
+fn vadd(@builtin(global_invocation_id) id: vec3<u32>) {
+  if (i32(id.x) < n) { c[id.x] = a[id.x] + b[id.x]; }
+}
+"""
+# y += alpha * x: each launch's scalar is its own (a uniform slot per launch).
+AXPY = """
+override block_x: u32 = 64;
+struct Args { alpha: f32, n: i32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<uniform> args: Args;
+@compute @workgroup_size(block_x)
+fn axpy(@builtin(global_invocation_id) id: vec3<u32>) {
+  if (i32(id.x) < args.n) { y[id.x] = y[id.x] + args.alpha * x[id.x]; }
+}
+"""
+SIGNATURES = [
+    "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
+    "axpy(float32*, float32*, float32, int32; blockIdx.x, threadIdx.x)",
+]
+
+
+@pytest.fixture(scope="module")
+def dev():
+    d = modrt.device("webgpu", 0)
+    assert d.exist, d.unavailable_reason
+    return d
+
+
+@pytest.fixture(scope="module")
+def mod(dev):
+    return modrt.compile({"vadd": VADD, "axpy": AXPY}, "webgpu", SIGNATURES)
+
+
+def grid(n):
+    return ((n + BLOCK - 1) // BLOCK, BLOCK)
+
+
+def vadd(mod, a, b, c, n=300):
+    mod["vadd"](a, b, c, n, *grid(n))
+
+
+def axpy(mod, x, y, alpha, n=300):
+    mod["axpy"](x, y, alpha, n, *grid(n))
+
+
+def inputs(dev, n=300):
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal(n).astype("float32"), rng.standard_normal(n).astype("float32")
+    return x, y, modrt.tensor(x, dev), modrt.tensor(y, dev)
+
+
+def test_streams_are_the_native_queue_in_submission_order(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.empty((300,), "float32", dev)
+    d = modrt.empty((300,), "float32", dev)
+    first, second = modrt.Stream(dev), modrt.Stream(dev)
+    assert first.native and second.native
+    with modrt.stream(first):
+        vadd(mod, a, b, c)
+    # No wait between the streams: the one queue runs them in the order made.
+    with modrt.stream(second):
+        vadd(mod, c, b, d)
+    second.synchronize(timeout=60)
+    np.testing.assert_allclose(d.numpy(stream=second), x + 2 * y, rtol=1e-5)
+
+
+def test_an_event_completes_and_another_stream_waits_for_it(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.empty((300,), "float32", dev)
+    d = modrt.empty((300,), "float32", dev)
+    first, second = modrt.Stream(dev), modrt.Stream(dev)
+    with modrt.stream(first):
+        vadd(mod, a, b, c)
+        done = first.record()
+    second.wait(done)
+    with modrt.stream(second):
+        vadd(mod, c, c, d)
+    done.synchronize(timeout=60)
+    assert done.query()
+    second.synchronize(timeout=60)
+    assert second.query() and second.pending == ""
+    np.testing.assert_allclose(d.numpy(), 2 * (x + y), rtol=1e-5)
+
+
+def test_elapsed_ms_is_the_devices_time(dev, mod):
+    if not dev.attr("supports_timestamp_query"):
+        pytest.skip(f"{dev.name} has no timestamp queries (the refusal is tested below)")
+    n = 1 << 20
+    a = modrt.tensor(np.ones(n, "float32"), dev)
+    c = modrt.empty((n,), "float32", dev)
+    s = modrt.Stream(dev)
+    with modrt.stream(s):
+        start = s.record()
+        for _ in range(20):
+            vadd(mod, a, a, c, n)
+        end = s.record()
+    end.synchronize(timeout=120)
+    elapsed = end.elapsed_ms(start)
+    assert isinstance(elapsed, float) and elapsed > 0.0  # the device's clock advanced
+    assert start.elapsed_ms(end) == -elapsed
+
+
+def test_elapsed_ms_without_timestamp_queries_says_so():
+    # MODRT_WEBGPU_TIMESTAMPS=0 opens the device without the feature, as an
+    # adapter that lacks it would.
+    script = textwrap.dedent(
+        """
+        import modrt
+        dev = modrt.device("webgpu", 0)
+        assert dev.attr("supports_timestamp_query") == 0
+        s = dev.default_stream
+        start, end = s.record(), s.record()
+        end.synchronize(timeout=60)
+        try:
+            end.elapsed_ms(start)
+        except NotImplementedError as e:
+            print("refused:", e)
+        """
+    )
+    env = dict(os.environ, MODRT_WEBGPU_TIMESTAMPS="0")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "refused:" in out.stdout and "no timestamp queries" in out.stdout
+    assert "does not substitute host time" in out.stdout
+
+
+def test_ranged_copies_keep_the_bytes_beside_them(dev):
+    t = modrt.tensor(np.arange(11, dtype="uint8"), dev)
+    t.copyfrom(np.array([100, 101, 102], "uint8"), offset=3)  # not whole 4-byte words
+    np.testing.assert_array_equal(t.numpy(), [0, 1, 2, 100, 101, 102, 6, 7, 8, 9, 10])
+    part = np.empty(5, "uint8")
+    t.copyto(part, offset=1)
+    np.testing.assert_array_equal(part, [1, 2, 100, 101, 102])
+
+
+def test_graph_replay_equals_the_launches_one_by_one(dev, mod):
+    x, y, xs, ys = inputs(dev)
+    alphas = [0.5 + i for i in range(100)]  # more launches than a batch's uniform ring
+    one_by_one = modrt.tensor(y, dev)
+    for alpha in alphas:
+        axpy(mod, xs, one_by_one, alpha)
+    expected = one_by_one.numpy()
+
+    replayed = modrt.tensor(y, dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        for alpha in alphas:
+            axpy(mod, xs, replayed, alpha)
+    assert len(g) == len(alphas) and g.native
+    s.synchronize(timeout=60)
+    np.testing.assert_array_equal(replayed.numpy(), y, err_msg="a captured launch ran")
+    g.replay()
+    s.synchronize(timeout=60)
+    np.testing.assert_array_equal(replayed.numpy(), expected)
+    g.replay()  # runs again, from where the first replay left it
+    np.testing.assert_allclose(replayed.numpy(), expected + (expected - y), rtol=1e-4)
+
+
+def test_graph_replays_with_a_rebound_buffer(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    d = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, a, b, c)
+        vadd(mod, c, b, d)
+    g.replay()
+    np.testing.assert_allclose(d.numpy(), x + 2 * y, rtol=1e-5)
+    ones = modrt.tensor(np.ones(300, "float32"), dev)
+    out = modrt.tensor(np.zeros(300, "float32"), dev)
+    g.replay({a: ones, d: out})
+    np.testing.assert_allclose(out.numpy(), 1 + 2 * y, rtol=1e-5)
+    np.testing.assert_allclose(d.numpy(), x + 2 * y, rtol=1e-5)  # the captured one untouched
+
+
+def test_async_copies_with_offsets_on_a_stream(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with modrt.stream(s):
+        vadd(mod, a, b, c)
+    # Ordered after the launch on the same queue: it overwrites elements 10..13.
+    patch = np.array([7, 8, 9, 10], "float32")
+    c.copyfrom(patch, offset=40, stream=s)
+    patch[:] = 0  # the copy took its bytes already
+    expected = x + y
+    expected[10:14] = [7, 8, 9, 10]
+    part = np.empty(20, "float32")
+    c.copyto(part, offset=20, stream=s)  # elements 5..24, after both
+    np.testing.assert_allclose(part, expected[5:25], rtol=1e-6)
+    np.testing.assert_allclose(c.numpy(stream=s), expected, rtol=1e-6)
+    # Bytes that are not whole 4-byte words keep their neighbours.
+    u = modrt.tensor(np.arange(11, dtype="uint8"), dev)
+    u.copyfrom(np.array([200, 201], "uint8"), offset=5, stream=s)
+    got = np.empty(6, "uint8")
+    u.copyto(got, offset=3, stream=s)
+    np.testing.assert_array_equal(got, [3, 4, 200, 201, 7, 8])
+
+
+def test_device_to_device_copies_on_a_stream(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.empty((300,), "float32", dev)
+    d = modrt.empty((300,), "float32", dev)
+    s = modrt.Stream(dev)
+    with modrt.stream(s):
+        vadd(mod, a, b, c)
+    d.copyfrom(c, stream=s)  # after the launch, on the queue
+    np.testing.assert_allclose(d.numpy(stream=s), x + y, rtol=1e-6)
+    odd = modrt.tensor(np.arange(7, dtype="uint8"), dev)  # 7 bytes: not whole words
+    copy = modrt.tensor(np.zeros(7, "uint8"), dev)
+    copy.copyfrom(odd, stream=s)
+    np.testing.assert_array_equal(copy.numpy(stream=s), np.arange(7, dtype="uint8"))

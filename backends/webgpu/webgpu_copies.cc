@@ -1,0 +1,194 @@
+// Copies of webgpu(0) (webgpu_queue.h): ranges of a buffer to and from host
+// memory, synchronous and on a stream, and device to device. WebGPU copies
+// whole 4-byte words at word offsets; a range that is not whole words reads
+// the words at its edges back, so the bytes beside it keep their values.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "modrt/plugin.h"
+#include "webgpu_device.h"
+#include "webgpu_queue.h"
+#include "wgpu_native.h"
+
+namespace modrt {
+namespace webgpu {
+
+using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
+
+namespace {
+
+using MapResult = CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>>;
+
+uint64_t WordStart(uint64_t offset) { return offset / 4 * 4; }
+uint64_t WordEnd(uint64_t end) { return (end + 3) / 4 * 4; }
+
+// A map-readable buffer that `buf`'s words [start, start + size) are copied
+// into, in the batch after the launches recorded before it, then submitted;
+// its mapping is asked for, `mapped` says when it is done. Callers hold
+// submit_mu().
+WGPUBuffer StageReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start, uint64_t size,
+                               const std::shared_ptr<MapResult>& mapped) {
+  const WgpuApi& api = ws.api();
+  WGPUBufferDescriptor d{};
+  d.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  d.size = size;
+  WGPUBuffer staging = api.wgpuDeviceCreateBuffer(ws.device(), &d);
+  if (staging == nullptr)
+    Fail("RuntimeError", "webgpu: cannot create a staging buffer of ", size, " bytes");
+  api.wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), buf.buffer, start, staging, 0, size);
+  ws.FlushLocked();
+  WGPUBufferMapCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowSpontaneous;
+  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* r, void*) {
+    std::unique_ptr<std::shared_ptr<MapResult>> owned(static_cast<std::shared_ptr<MapResult>*>(r));
+    (*owned)->Set({status, ToString(message)});
+  };
+  cb.userdata1 = std::make_unique<std::shared_ptr<MapResult>>(mapped).release();
+  api.wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, size, cb);
+  return staging;
+}
+
+// Copies `nbytes` from a mapped staging buffer (after `skip` bytes) to `dst`,
+// then releases it.
+void LandReadback(Workspace& ws, WGPUBuffer staging, MapResult& mapped, uint64_t skip, void* dst,
+                  size_t nbytes) {
+  const WgpuApi& api = ws.api();
+  struct Release {
+    const WgpuApi& api;
+    WGPUBuffer b;
+    ~Release() { api.wgpuBufferRelease(b); }
+  } release{api, staging};
+  const auto [status, message] = mapped.Take();
+  if (status != WGPUMapAsyncStatus_Success) {
+    Fail("RuntimeError", "webgpu: reading ", nbytes, " bytes back failed: ", message);
+  }
+  const uint64_t size = WordEnd(skip + nbytes);
+  const void* data = api.wgpuBufferGetConstMappedRange(staging, 0, size);
+  if (data == nullptr) Fail("RuntimeError", "webgpu: the staging buffer did not map");
+  std::memcpy(dst, static_cast<const uint8_t*>(data) + skip, nbytes);
+  api.wgpuBufferUnmap(staging);
+}
+
+const Buffer& BufferOf(const DLTensor* t) { return *static_cast<const Buffer*>(t->data); }
+
+}  // namespace
+
+void CheckRange(const Buffer& buf, uint64_t offset, size_t nbytes, const char* what) {
+  if (offset > buf.size || nbytes > buf.size - offset) {
+    Fail("ValueError", "webgpu: ", what, " ", nbytes, " bytes at offset ", offset,
+         " overruns a buffer of ", buf.size);
+  }
+}
+
+void ReadBytes(Workspace& ws, const Buffer& buf, uint64_t offset, void* dst, size_t nbytes) {
+  if (nbytes == 0) return;
+  CheckRange(buf, offset, nbytes, "copy from");
+  const uint64_t start = WordStart(offset);
+  auto mapped = std::make_shared<MapResult>();
+  WGPUBuffer staging = nullptr;
+  {
+    std::lock_guard lock(ws.submit_mu());
+    staging = StageReadbackLocked(ws, buf, start, WordEnd(offset + nbytes) - start, mapped);
+  }
+  ws.PollUntil([&] { return mapped->Done(); });
+  LandReadback(ws, staging, *mapped, offset - start, dst, nbytes);
+  if (std::string e = ws.TakeUncapturedError(); !e.empty()) Fail("RuntimeError", "webgpu: ", e);
+}
+
+void WriteBytes(Workspace& ws, const Buffer& buf, uint64_t offset, const void* src, size_t nbytes) {
+  if (nbytes == 0) return;
+  CheckRange(buf, offset, nbytes, "copy into");
+  const uint64_t start = WordStart(offset);
+  const uint64_t end = WordEnd(offset + nbytes);
+  std::vector<uint8_t> words;
+  const void* data = src;
+  if (start != offset || end != offset + nbytes) {
+    // The edge words as they are, with the range's bytes in between.
+    words.resize(end - start);
+    ReadBytes(ws, buf, start, words.data(), 4);
+    ReadBytes(ws, buf, end - 4, words.data() + words.size() - 4, 4);
+    std::memcpy(words.data() + (offset - start), src, nbytes);
+    data = words.data();
+  }
+  std::lock_guard lock(ws.submit_mu());
+  ws.FlushLocked();  // the write lands after the launches before it
+  ws.api().wgpuQueueWriteBuffer(ws.queue(), buf.buffer, start, data, end - start);
+}
+
+uint64_t Queue::NextReadback() {
+  std::lock_guard lock(readback_mu_);
+  return readbacks_made_;
+}
+
+bool Queue::FinishReadbacks(uint64_t up_to, bool wait) {
+  Workspace& ws = Workspace::Get();
+  std::lock_guard lock(readback_mu_);
+  while (!readbacks_.empty() && readbacks_.front().number <= up_to) {
+    Readback& r = readbacks_.front();
+    if (!wait && !r.mapped->Done()) return false;
+    ws.PollUntil([&] { return r.mapped->Done(); });
+    Readback done = std::move(r);
+    readbacks_.pop_front();
+    LandReadback(ws, done.staging, *done.mapped, done.skip, done.host, done.nbytes);
+  }
+  return true;
+}
+
+void Queue::CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
+                              void*) {
+  // wgpu copies the host bytes at once; the queue writes them in order.
+  Workspace& ws = Workspace::Get();
+  ws.Require(dst->device.device_id);
+  WriteBytes(ws, BufferOf(dst), dst->byte_offset + offset, host, nbytes);
+}
+
+void Queue::CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes, void*) {
+  if (nbytes == 0) return;
+  Workspace& ws = Workspace::Get();
+  ws.Require(src->device.device_id);
+  const Buffer& buf = BufferOf(src);
+  const uint64_t at = src->byte_offset + offset;
+  CheckRange(buf, at, nbytes, "copy from");
+  const uint64_t start = WordStart(at);
+  auto mapped = std::make_shared<MapResult>();
+  // Numbered in submission order (submit_mu, then readback_mu, as an event
+  // takes them): an event recorded later finishes it.
+  std::lock_guard submit(ws.submit_mu());
+  WGPUBuffer staging = StageReadbackLocked(ws, buf, start, WordEnd(at + nbytes) - start, mapped);
+  std::lock_guard lock(readback_mu_);
+  readbacks_.push_back(Readback{readbacks_made_++, staging, at - start, host, nbytes, mapped});
+}
+
+void Queue::CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst,
+                               size_t dst_offset, size_t nbytes, void*) {
+  if (nbytes == 0) return;
+  Workspace& ws = Workspace::Get();
+  ws.Require(dst->device.device_id);
+  const Buffer& from = BufferOf(src);
+  const Buffer& to = BufferOf(dst);
+  const uint64_t from_at = src->byte_offset + src_offset;
+  const uint64_t to_at = dst->byte_offset + dst_offset;
+  CheckRange(from, from_at, nbytes, "copy from");
+  CheckRange(to, to_at, nbytes, "copy into");
+  // WebGPU copies whole words between two buffers; anything else goes
+  // through host memory.
+  if (from.buffer == to.buffer || (from_at | to_at | nbytes) % 4 != 0) {
+    std::vector<uint8_t> staged(nbytes);
+    ReadBytes(ws, from, from_at, staged.data(), nbytes);
+    WriteBytes(ws, to, to_at, staged.data(), nbytes);
+    return;
+  }
+  std::lock_guard lock(ws.submit_mu());
+  ws.api().wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), from.buffer, from_at, to.buffer,
+                                                to_at, nbytes);
+  ws.RecordedLocked();
+}
+
+}  // namespace webgpu
+}  // namespace modrt

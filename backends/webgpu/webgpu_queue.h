@@ -1,0 +1,163 @@
+// The device layer of webgpu(0) (plugin_api.h's ModrtStreamExtension and
+// ModrtGraphExtension): streams, events with device timestamps, copies with
+// offsets, and recorded launches.
+//
+// WebGPU gives a device one queue. Every modrt stream of webgpu(0) is that
+// queue, in submission order: the launches of all streams go, in the order
+// they are made, into the one batch (webgpu_submit.cc) and the one sequence of
+// submissions. The queue is native; overlap between streams is not (WebGPU has
+// none to give). So stream_wait_event has nothing to do: what an event follows
+// was submitted before anything a stream submits after it.
+//
+// - Events (webgpu_events.cc): a submission; complete when wgpu reports the
+//   work submitted up to it done (wgpuQueueOnSubmittedWorkDone, delivered by
+//   device polling). Where the device has WGPUFeatureName_TimestampQuery an
+//   event also writes a timestamp (a compute pass's timestampWrites), resolved
+//   into a buffer and read back for elapsed_ms; where it has not, elapsed_ms
+//   raises NotImplementedError saying so.
+// - Copies (webgpu_copies.cc): host to device through wgpuQueueWriteBuffer
+//   (which copies the host bytes at once), device to host through a staging
+//   buffer mapped when its copy completed (finished by the wait that observes
+//   it), device to device with wgpuCommandEncoderCopyBufferToBuffer.
+// - Graphs (webgpu_graphs.cc): between graph_begin and graph_end a launch on
+//   the capturing stream is recorded (its pipeline, bind groups, uniform slot
+//   and workgroups) instead of run; graph_launch encodes every recorded
+//   dispatch into one compute pass of one command buffer and submits it once.
+#ifndef MODRT_BACKENDS_WEBGPU_WEBGPU_QUEUE_H_
+#define MODRT_BACKENDS_WEBGPU_WEBGPU_QUEUE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "modrt/plugin.h"
+#include "webgpu_device.h"
+#include "wgpu_native.h"
+
+namespace modrt {
+namespace webgpu {
+
+struct Kernel;
+struct LaunchArgs;
+
+// Synchronous copies of `nbytes` at byte `offset` of a buffer, in order with
+// the launches before them; an offset or size that is not a multiple of 4
+// (WebGPU copies whole words) reads the words at its edges back first.
+void ReadBytes(Workspace& ws, const Buffer& buf, uint64_t offset, void* dst, size_t nbytes);
+void WriteBytes(Workspace& ws, const Buffer& buf, uint64_t offset, const void* src, size_t nbytes);
+// ValueError unless [offset, offset + nbytes) lies in the buffer.
+void CheckRange(const Buffer& buf, uint64_t offset, size_t nbytes, const char* what);
+
+// A modrt stream of webgpu(0): a name for the device's one queue.
+struct Stream {};
+
+// A point in the queue's submissions (webgpu_events.cc).
+class Event;
+
+// Launches recorded between graph_begin and graph_end (webgpu_graphs.cc).
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph();
+  // Records a launch: its bind groups (made now, on the graph's own uniform
+  // buffers, whose slot holds the launch's scalars) and its pipeline.
+  void Record(Workspace& ws, const Kernel& kernel, WGPUComputePipeline pipeline,
+              const LaunchArgs& args);
+  // Every dispatch into one compute pass of the batch. Callers hold submit_mu().
+  void Encode(Workspace& ws) const;
+  size_t size() const { return dispatches_.size(); }
+
+ private:
+  struct Dispatch {
+    WGPUComputePipeline pipeline;  // a reference of the graph's own
+    size_t binding;                // index in bindings_
+    uint32_t uniform_offset;
+    uint32_t grid[3];
+  };
+  // A kernel's bind groups for one set of buffers and one uniform buffer.
+  struct Binding {
+    std::vector<WGPUBindGroup> groups;
+    std::vector<uint32_t> uniforms_per_group;
+  };
+  // The graph's uniform slot for `uniform`, written to one of its buffers.
+  std::pair<WGPUBuffer, uint32_t> UniformSlot(Workspace& ws, const Kernel& kernel,
+                                              const LaunchArgs& args);
+
+  std::vector<Dispatch> dispatches_;
+  std::vector<Binding> bindings_;
+  // bindings_ by (kernel, uniform buffer, buffer ids).
+  std::map<std::pair<std::pair<const Kernel*, WGPUBuffer>, std::vector<uint64_t>>, size_t>
+      binding_index_;
+  std::vector<WGPUBuffer> uniform_buffers_;
+  uint64_t uniform_used_ = 0;  // bytes used of the last uniform buffer
+};
+
+// The device layer of webgpu(0), one for the process.
+class Queue {
+ public:
+  static Queue& Get();
+
+  void* StreamCreate(int device_id);
+  void StreamDestroy(int device_id, void* stream);
+  void StreamSynchronize(int device_id, void* stream);
+  void StreamWaitEvent(int device_id, void* stream, void* event);
+  void* EventRecord(int device_id, void* stream, bool timing);
+  bool EventQuery(int device_id, void* event);
+  void EventSynchronize(int device_id, void* event);
+  double EventElapsedMs(int device_id, void* start, void* end);
+  void EventDestroy(int device_id, void* event);
+
+  void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
+                         void* stream);
+  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes, void* stream);
+  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
+                          size_t nbytes, void* stream);
+
+  void GraphBegin(int device_id, void* stream);
+  void* GraphEnd(int device_id, void* stream);
+  void GraphLaunch(int device_id, void* graph, void* stream);
+  void GraphDestroy(int device_id, void* graph);
+
+  // The graph a launch made now on this thread is recorded into, or null
+  // when its stream is not capturing (cheap while nothing captures).
+  Graph* CurrentCapture();
+
+  // Completes the device-to-host copies made before `up_to` (a readback
+  // number; UINT64_MAX: all): each waits for its copy, then lands in host
+  // memory. With `wait` false, returns false at the first not yet mapped.
+  bool FinishReadbacks(uint64_t up_to, bool wait);
+  // The number the next readback gets.
+  uint64_t NextReadback();
+
+ private:
+  struct Readback {
+    uint64_t number;
+    WGPUBuffer staging;
+    uint64_t skip;  // bytes before the copy's first in the staging buffer
+    void* host;
+    size_t nbytes;
+    std::shared_ptr<CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>>> mapped;
+  };
+
+  std::mutex readback_mu_;
+  std::deque<Readback> readbacks_;
+  uint64_t readbacks_made_ = 0;
+
+  std::mutex capture_mu_;
+  std::atomic<int> captures_open_{0};
+  std::map<void*, std::unique_ptr<Graph>> captures_;  // by stream (null: the default)
+};
+
+}  // namespace webgpu
+}  // namespace modrt
+
+#endif  // MODRT_BACKENDS_WEBGPU_WEBGPU_QUEUE_H_
