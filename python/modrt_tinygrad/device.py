@@ -47,7 +47,7 @@ import numpy as np
 from tinygrad.codegen.opt import tc
 from tinygrad.device import BufferSpec, Compiled, Compiler, LRUAllocator, TinyELF
 from tinygrad.dtype import DType, dtypes
-from tinygrad.helpers import DEV
+from tinygrad.helpers import ALLOW_TF32, DEV
 from tinygrad.renderer.cstyle import ClangRenderer, CStyleLanguage, CUDARenderer, OpenCLRenderer
 from tinygrad.renderer.wgsl import WGSLRenderer
 
@@ -257,7 +257,16 @@ class ModrtCUDARenderer(CUDARenderer):
     def __init__(self, target: Any) -> None:
         CStyleLanguage.__init__(self, target)
         self.compiler = ModrtCompiler()
-        self.tensor_cores = tc.get_cuda(target.arch)
+        self._arch_tensor_cores = tc.get_cuda(target.arch)
+
+    @property
+    def tensor_cores(self) -> list:  # type: ignore[override]
+        # tinygrad keeps float32 off TF32 tensor cores unless ALLOW_TF32=1, but
+        # only for devices named CUDA or NV (codegen/opt/postrange.py); this
+        # device is MODRT, so the same rule is applied here, where it is read.
+        if ALLOW_TF32:
+            return self._arch_tensor_cores
+        return [t for t in self._arch_tensor_cores if t.dtype_in != dtypes.float]
 
 
 RENDERERS = {

@@ -16,7 +16,7 @@ tinygrad_testing.setup()
 from modrt_tinygrad.device import ModrtCUDARenderer, compile_kernel, cuda_arch, kernel_signature  # noqa: E402
 from tinygrad import Device, Tensor, Variable, dtypes  # noqa: E402
 from tinygrad.codegen import to_program  # noqa: E402
-from tinygrad.helpers import Target  # noqa: E402
+from tinygrad.helpers import Context, Target  # noqa: E402
 from tinygrad.uop.ops import Ops  # noqa: E402
 
 ARCH = "sm_90"
@@ -76,3 +76,16 @@ def test_without_a_gpu_the_device_says_why() -> None:
     reason = modrt.device("cuda").unavailable_reason
     with pytest.raises(RuntimeError, match=re.escape(f"MODRT:cuda: modrt cuda(0) does not exist: {reason}")):
         Device["MODRT:cuda"]
+
+
+def test_float32_matmul_stays_off_tf32_tensor_cores_unless_allowed() -> None:
+    # tinygrad's own CUDA device keeps float32 off TF32 unless ALLOW_TF32=1;
+    # MODRT:cuda must too (on an H200 the op sweep's matmul missed numpy by
+    # TF32's error before this rule was applied to the MODRT device).
+    def sources() -> str:
+        # What tinygrad hands modrt's compiler: the kernel's CUDA C++.
+        return "\n".join(elf.lib.decode() for elf in rendered((null(64, 64) @ null(64, 64)).contiguous()))
+
+    assert "tf32" not in sources()
+    with Context(ALLOW_TF32=1):
+        assert "tf32" in sources()
