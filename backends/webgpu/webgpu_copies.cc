@@ -46,10 +46,9 @@ WGPUBuffer StageReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start,
   WGPUBufferMapCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_AllowSpontaneous;
   cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* r, void*) {
-    std::unique_ptr<std::shared_ptr<MapResult>> owned(static_cast<std::shared_ptr<MapResult>*>(r));
-    (*owned)->Set({status, ToString(message)});
+    TakeInCallback<MapResult>(r)->Set({status, ToString(message)});
   };
-  cb.userdata1 = std::make_unique<std::shared_ptr<MapResult>>(mapped).release();
+  cb.userdata1 = ShareWithCallback(mapped);
   api.wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, size, cb);
   return staging;
 }

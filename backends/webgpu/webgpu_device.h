@@ -60,6 +60,21 @@ class CallbackResult {
   T value_{};
 };
 
+// A callback's handle on a shared result: made and read under
+// CallbackMutex, because wgpu may run the callback on another thread and
+// its own synchronisation is invisible to ThreadSanitizer.
+template <typename R>
+void* ShareWithCallback(const std::shared_ptr<R>& result) {
+  std::lock_guard lock(CallbackMutex());
+  return std::make_unique<std::shared_ptr<R>>(result).release();
+}
+template <typename R>
+std::shared_ptr<R> TakeInCallback(void* handle) {
+  std::unique_ptr<std::shared_ptr<R>> owned(static_cast<std::shared_ptr<R>*>(handle));
+  std::lock_guard lock(CallbackMutex());
+  return std::move(*owned);
+}
+
 // The paths the Python hook found for the `wgpu` package's library
 // (webgpu.driver_candidates), read once by the first device use.
 void SetDriverCandidates(std::vector<std::string> paths);

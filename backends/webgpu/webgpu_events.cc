@@ -96,11 +96,9 @@ void Watch(Workspace& ws, Event& event) {
   WGPUQueueWorkDoneCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_AllowSpontaneous;
   cb.callback = [](WGPUQueueWorkDoneStatus status, WGPUStringView message, void* done, void*) {
-    std::unique_ptr<std::shared_ptr<Event::Done>> owned(
-        static_cast<std::shared_ptr<Event::Done>*>(done));
-    (*owned)->Set({status, ToString(message)});
+    TakeInCallback<Event::Done>(done)->Set({status, ToString(message)});
   };
-  cb.userdata1 = std::make_unique<std::shared_ptr<Event::Done>>(event.done).release();
+  cb.userdata1 = ShareWithCallback(event.done);
   ws.api().wgpuQueueOnSubmittedWorkDone(ws.queue(), cb);
   event.watched = true;
 }
