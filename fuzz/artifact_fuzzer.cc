@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.h"
-#include "modrt/artifact.h"
-#include "modrt/c_api.h"
+#include "modrt/abi/c_api.h"
+#include "modrt/core/artifact.h"
 
 namespace modrt {
 namespace fuzz {

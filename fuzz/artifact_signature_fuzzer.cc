@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.h"
-#include "modrt/artifact_trust.h"
+#include "modrt/core/artifact_trust.h"
 
 namespace modrt {
 namespace fuzz {

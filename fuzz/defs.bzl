@@ -33,7 +33,7 @@ def modrt_fuzz_target(name, srcs, local_defines = [], data = [], deps = []):
         data = data,
         visibility = ["//:__subpackages__"],
         deps = [
-            "//core:runtime_api",
+            "//core:runtime_internal",
             "//fuzz:compiler_shared",
             "//fuzz:support",
         ] + deps,

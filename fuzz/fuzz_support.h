@@ -9,7 +9,7 @@
 #include <exception>
 #include <string>
 
-#include "modrt/object.h"
+#include "modrt/core/object.h"
 
 namespace modrt {
 namespace fuzz {

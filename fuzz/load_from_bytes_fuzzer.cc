@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "fuzz/fuzz_support.h"
-#include "modrt/backend.h"
-#include "modrt/c_api.h"
+#include "modrt/abi/c_api.h"
+#include "modrt/core/backend.h"
 
 namespace modrt {
 namespace fuzz {

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.h"
-#include "modrt/payload.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 namespace fuzz {

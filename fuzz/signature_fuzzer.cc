@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.h"
-#include "modrt/payload.h"
+#include "modrt/core/payload.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using modrt::fuzz::Check;

@@ -8,7 +8,7 @@ confirm it. The `modrt` wheel's CPython extension is built for the limited
 API of 3.10 (abi3), so one wheel serves CPython 3.10 and later.
 
 Versions: modrt's version starts with the plugin ABI major of
-core/include/modrt/plugin_api.h (the build checks it), and every backend wheel
+core/include/modrt/abi/plugin_api.h (the build checks it), and every backend wheel
 requires `modrt >= M, < M+1` for the major M it was built with, read from the
 same header when the wheel is written.
 

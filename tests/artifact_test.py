@@ -37,7 +37,7 @@ def artifact(tmp_path: Path) -> Path:
 
 def split(data: bytes) -> tuple[int, bytes, list[bytes]]:
     """(version, manifest, module sections) of an artifact, read per the layout
-    in core/include/modrt/artifact.h, so tests can rewrite files consistently."""
+    in core/internal/modrt/core/artifact.h, so tests can rewrite files consistently."""
     assert data[:8] == MAGIC
     (version,) = struct.unpack_from("<H", data, 8)
     pos = 10

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modrt/c_api.h"
+#include "modrt/abi/c_api.h"
 
 static int failures = 0;
 #define EXPECT(cond, what)                                                          \

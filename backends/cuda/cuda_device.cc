@@ -11,8 +11,8 @@
 #include <string>
 
 #include "backends/cuda/cuda_driver.h"
-#include "modrt/driver.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/driver.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace cuda {

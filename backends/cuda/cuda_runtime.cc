@@ -14,8 +14,8 @@
 #include "backend_identity.h"
 #include "backends/cuda/cuda_driver.h"
 #include "backends/cuda/nvrtc.h"
-#include "modrt/driver.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/driver.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace cuda {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "backends/cuda/nvrtc.h"
-#include "modrt/function.h"
+#include "modrt/core/function.h"
 
 namespace modrt {
 namespace {

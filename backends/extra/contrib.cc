@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <numeric>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "backend_identity.h"
-#include "modrt/driver.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/driver.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace hexagon {

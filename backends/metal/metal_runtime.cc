@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "backend_identity.h"
-#include "modrt/driver.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/driver.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace metal {

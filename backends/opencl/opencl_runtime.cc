@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "backend_identity.h"
-#include "modrt/driver.h"
-#include "modrt/launch_limits.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/driver.h"
+#include "modrt/plugin/launch_limits.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace opencl {

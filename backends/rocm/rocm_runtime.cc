@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "backend_identity.h"
-#include "modrt/driver.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/driver.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace rocm {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backends/vulkan/spirv_scan.h"
-#include "modrt/function.h"
+#include "modrt/core/function.h"
 
 namespace modrt {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace vulkan {

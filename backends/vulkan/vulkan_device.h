@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "modrt/driver.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/driver.h"
+#include "modrt/plugin/plugin.h"
 #include "vulkan_api.h"
 
 namespace modrt {

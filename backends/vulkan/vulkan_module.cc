@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "modrt/launch_limits.h"
+#include "modrt/plugin/launch_limits.h"
 #include "vulkan_api.h"
 #include "vulkan_commands.h"
 #include "vulkan_device.h"

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace vulkan {

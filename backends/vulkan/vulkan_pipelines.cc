@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "modrt/launch_limits.h"
+#include "modrt/plugin/launch_limits.h"
 #include "spirv_scan.h"
 
 namespace modrt {

@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 #include "vulkan_api.h"
 #include "vulkan_device.h"
 

@@ -24,7 +24,7 @@
 // - vulkan_module: the module, whose launch goes through the four above.
 // This file registers them.
 #include "backend_identity.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 #include "vulkan_device.h"
 #include "vulkan_module.h"
 

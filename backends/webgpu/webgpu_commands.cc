@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "webgpu_module.h"
 #include "wgpu_native.h"

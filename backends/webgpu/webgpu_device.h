@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "modrt/driver.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/driver.h"
+#include "modrt/plugin/plugin.h"
 #include "wgpu_native.h"
 
 namespace modrt {

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "webgpu_queue.h"
 #include "wgpu_native.h"

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "webgpu_module.h"
 #include "webgpu_queue.h"

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "modrt/launch_limits.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/launch_limits.h"
+#include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "webgpu_queue.h"
 #include "wgpu_native.h"

@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "wgpu_native.h"
 #include "wgsl_scan.h"

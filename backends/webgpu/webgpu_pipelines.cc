@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "modrt/launch_limits.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/launch_limits.h"
+#include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "webgpu_module.h"
 #include "wgpu_native.h"

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "backend_identity.h"
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "webgpu_module.h"
 

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <string>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "wgpu_native.h"
 

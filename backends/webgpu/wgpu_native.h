@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "modrt/driver.h"
+#include "modrt/plugin/driver.h"
 #include "webgpu/wgpu.h"
 
 namespace modrt {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "backends/webgpu/wgsl_scan.h"
-#include "modrt/function.h"
+#include "modrt/core/function.h"
 
 namespace modrt {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "modrt/backend.h"
+#include "modrt/core/backend.h"
 
 namespace modrt {
 

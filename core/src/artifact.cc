@@ -1,11 +1,11 @@
 // The `.modrt` artifact: writing, parsing with every integrity check, loading,
-// and the manifest as JSON. Layout in modrt/artifact.h.
-#include "modrt/artifact.h"
+// and the manifest as JSON. Layout in modrt/core/artifact.h.
+#include "modrt/core/artifact.h"
 
 #include <set>
 
 #include "internal.h"
-#include "modrt/backend.h"
+#include "modrt/core/backend.h"
 
 namespace modrt {
 namespace {

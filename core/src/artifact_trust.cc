@@ -1,6 +1,6 @@
 // Signed artifacts and the trust policy (modrt/artifact_trust.h). Ed25519 is
 // libsodium's; this file only frames what is signed and where it is kept.
-#include "modrt/artifact_trust.h"
+#include "modrt/core/artifact_trust.h"
 
 #include <sodium.h>
 
@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "internal.h"
-#include "modrt/function.h"
+#include "modrt/core/function.h"
 
 namespace modrt {
 namespace {

@@ -1,6 +1,6 @@
 // The in-tree backend table, the payload module base, runtime module
 // registration, and payload construction from Python.
-#include "modrt/backend.h"
+#include "modrt/core/backend.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "internal.h"
-#include "modrt/payload.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 

@@ -1,14 +1,14 @@
 // The C ABI: thin wrappers that turn C++ errors into return codes.
-#include "modrt/c_api.h"
+#include "modrt/abi/c_api.h"
 
 #include <memory>
 #include <string>
 
 #include "internal.h"
-#include "modrt/backend.h"
-#include "modrt/device.h"
-#include "modrt/function.h"
-#include "modrt/object.h"
+#include "modrt/core/backend.h"
+#include "modrt/core/device.h"
+#include "modrt/core/function.h"
+#include "modrt/core/object.h"
 
 using modrt::BytesObj;
 using modrt::Fail;

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "internal.h"
-#include "modrt/device.h"
-#include "modrt/function.h"
+#include "modrt/core/device.h"
+#include "modrt/core/function.h"
 #include "stream.h"
 
 namespace modrt {

@@ -1,5 +1,5 @@
 // Device API registry, the CPU device, tensors, and their registry functions.
-#include "modrt/device.h"
+#include "modrt/core/device.h"
 
 #include <unistd.h>
 
@@ -15,8 +15,8 @@
 #include <utility>
 
 #include "internal.h"
-#include "modrt/backend.h"
-#include "modrt/payload.h"
+#include "modrt/core/backend.h"
+#include "modrt/core/payload.h"
 #include "stream.h"
 
 namespace modrt {

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "internal.h"
-#include "modrt/artifact.h"
-#include "modrt/function.h"
+#include "modrt/core/artifact.h"
+#include "modrt/core/function.h"
 
 namespace modrt {
 

@@ -12,7 +12,7 @@
 #include <functional>
 #include <vector>
 
-#include "modrt/object.h"
+#include "modrt/core/object.h"
 
 namespace modrt {
 namespace {

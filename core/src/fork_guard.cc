@@ -12,7 +12,7 @@
 #include <mutex>
 
 #include "internal.h"
-#include "modrt/device.h"
+#include "modrt/core/device.h"
 
 namespace modrt {
 namespace {

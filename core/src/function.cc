@@ -1,10 +1,10 @@
-#include "modrt/function.h"
+#include "modrt/core/function.h"
 
 #include <map>
 #include <mutex>
 #include <shared_mutex>
 
-#include "modrt/device.h"
+#include "modrt/core/device.h"
 
 namespace modrt {
 

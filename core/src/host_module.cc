@@ -11,7 +11,7 @@
 #include <string>
 
 #include "elf_check.h"
-#include "modrt/backend.h"
+#include "modrt/core/backend.h"
 #include "stream.h"
 
 namespace modrt {

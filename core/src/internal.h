@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "modrt/function.h"
-#include "modrt/payload.h"
-#include "modrt/plugin_api.h"
+#include "modrt/abi/plugin_api.h"
+#include "modrt/core/function.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "internal.h"
-#include "modrt/device.h"
-#include "modrt/payload.h"
+#include "modrt/core/device.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 

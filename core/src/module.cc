@@ -1,9 +1,9 @@
-#include "modrt/module.h"
+#include "modrt/core/module.h"
 
 #include <optional>
 
 #include "internal.h"
-#include "modrt/backend.h"
+#include "modrt/core/backend.h"
 
 namespace modrt {
 

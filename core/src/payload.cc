@@ -1,7 +1,7 @@
 // Payloads: what a codegen driver produces and a module is made from (fmt,
 // code or shader map, function map, sources), saved and loaded, and the
 // shader-map check of multi-shader payloads.
-#include "modrt/payload.h"
+#include "modrt/core/payload.h"
 
 #include "internal.h"
 

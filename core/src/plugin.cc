@@ -16,11 +16,11 @@
 
 #include "elf_check.h"
 #include "internal.h"
-#include "modrt/backend.h"
-#include "modrt/c_api.h"
-#include "modrt/function.h"
-#include "modrt/object.h"
-#include "modrt/plugin_api.h"
+#include "modrt/abi/c_api.h"
+#include "modrt/abi/plugin_api.h"
+#include "modrt/core/backend.h"
+#include "modrt/core/function.h"
+#include "modrt/core/object.h"
 #include "stream.h"
 
 namespace modrt {

@@ -1,7 +1,7 @@
 // The one byte serializer (ByteWriter, ByteReader) behind every saved
 // payload, signature and artifact: little-endian integers, length-prefixed
 // strings, and reads that fail with the field and offset when bytes run out.
-#include "modrt/payload.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 

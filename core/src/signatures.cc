@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "modrt/payload.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 

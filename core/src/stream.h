@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "internal.h"
-#include "modrt/device.h"
-#include "modrt/function.h"
-#include "modrt/payload.h"
+#include "modrt/core/device.h"
+#include "modrt/core/function.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 

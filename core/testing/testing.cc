@@ -2,7 +2,7 @@
 // functions that let tests drive the native side of the registry:
 // calling a function object, or a global by name, from C++; and a no-op for
 // measuring call overhead.
-#include "modrt/function.h"
+#include "modrt/core/function.h"
 
 namespace modrt {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "modrt/backend.h"
+#include "modrt/core/backend.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 // package's entry point calls modrt.backend.load_plugin().
 #include <string>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace {
 

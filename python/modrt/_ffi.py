@@ -1,4 +1,4 @@
-"""Binding of the modrt C ABI (core/include/modrt/c_api.h).
+"""Binding of the modrt C ABI (core/include/modrt/abi/c_api.h).
 
 Loads libmodrt_runtime.so once per process with RTLD_GLOBAL, converts values
 across the ABI, and maps native errors ("Kind: message") to exceptions that are

@@ -27,7 +27,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "modrt/c_api.h"
+#include "modrt/abi/c_api.h"
 
 namespace {
 

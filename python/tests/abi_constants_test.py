@@ -1,4 +1,4 @@
-"""modrt._ffi's copy of the C ABI (core/include/modrt/c_api.h, c_types.h,
+"""modrt._ffi's copy of the C ABI (core/include/modrt/abi/c_api.h, c_types.h,
 plugin_api.h) agrees with the headers: the version, every enum value, and the
 size and field offsets of each ctypes structure, as a C compiler lays them out."""
 
@@ -19,7 +19,7 @@ HEADERS = Path(os.environ["TEST_SRCDIR"], "_main", "core", "include")
 
 
 def header(name: str) -> str:
-    return (HEADERS / "modrt" / name).read_text()
+    return (HEADERS / "modrt" / "abi" / name).read_text()
 
 
 def enum_values(text: str, type_name: str) -> dict[str, int]:
@@ -98,7 +98,7 @@ def c_layout(tmp_path: Path) -> dict[str, int]:
             lines.append(f'printf("{c_type}.{py_field} %zu\\n", offsetof({c_type}, {c_field}));')
     source = tmp_path / "layout.c"
     source.write_text(
-        '#include <stddef.h>\n#include <stdio.h>\n#include "modrt/c_api.h"\n#include "modrt/plugin_api.h"\n'
+        '#include <stddef.h>\n#include <stdio.h>\n#include "modrt/abi/c_api.h"\n#include "modrt/abi/plugin_api.h"\n'
         "int main(void) {\n" + "\n".join(lines) + "\nreturn 0;\n}\n"
     )
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("clang")

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "modrt/backend.h"
-#include "modrt/c_api.h"
+#include "modrt/abi/c_api.h"
+#include "modrt/core/backend.h"
 #include "tests/concurrency/threads.h"
 
 namespace modrt {

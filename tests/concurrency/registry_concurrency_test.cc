@@ -4,8 +4,8 @@
 #include <atomic>
 #include <string>
 
-#include "modrt/c_api.h"
-#include "modrt/function.h"
+#include "modrt/abi/c_api.h"
+#include "modrt/core/function.h"
 #include "tests/concurrency/threads.h"
 
 namespace modrt {

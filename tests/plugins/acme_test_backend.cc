@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace {
 

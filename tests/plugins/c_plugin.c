@@ -5,7 +5,7 @@
  * which loads: the core reads only the fields it knows. */
 #include <stddef.h>
 
-#include "modrt/plugin_api.h"
+#include "modrt/abi/plugin_api.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

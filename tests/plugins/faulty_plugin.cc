@@ -1,7 +1,7 @@
 // A backend plugin that is wrong in one way, chosen at compile time, for the
 // autoload fault tests: claiming another plugin ABI version, or needing a
 // symbol nothing defines.
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 #ifdef MODRT_TEST_UNRESOLVED_SYMBOL
 extern "C" int modrt_test_symbol_that_nothing_defines(void);

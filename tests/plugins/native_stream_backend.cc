@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace {
 

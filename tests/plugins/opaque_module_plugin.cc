@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace {
 

@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "modrt/artifact.h"
+#include "modrt/core/artifact.h"
 
 namespace modrt {
 

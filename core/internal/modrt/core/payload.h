@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "modrt/common.h"
-#include "modrt/function.h"
-#include "modrt/object.h"
-#include "modrt/plugin_api.h"
+#include "modrt/abi/plugin_api.h"
+#include "modrt/core/function.h"
+#include "modrt/core/object.h"
+#include "modrt/plugin/common.h"
 
 namespace modrt {
 

@@ -34,7 +34,7 @@
 #ifndef MODRT_PLUGIN_API_H_
 #define MODRT_PLUGIN_API_H_
 
-#include "modrt/c_types.h"
+#include "modrt/abi/c_types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,7 +11,7 @@
 #ifndef MODRT_C_API_H_
 #define MODRT_C_API_H_
 
-#include "modrt/plugin_api.h"
+#include "modrt/abi/plugin_api.h"
 
 /* Bumped on any change to this header or to the C++ classes the Python
  * extension and libmodrt_compiler.so share with the core. */

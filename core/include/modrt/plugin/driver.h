@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace plugin MODRT_PLUGIN_HIDDEN {

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <utility>
 
-#include "modrt/c_api.h"
-#include "modrt/common.h"
+#include "modrt/abi/c_api.h"
+#include "modrt/plugin/common.h"
 
 namespace modrt {
 

@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "modrt/module.h"
-#include "modrt/payload.h"
+#include "modrt/core/module.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "modrt/plugin_api.h"
+#include "modrt/abi/plugin_api.h"
 
 // Hidden: nothing of modrt::common leaves the DSO that compiles it.
 #define MODRT_COMMON_HIDDEN __attribute__((visibility("hidden")))

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "modrt/common.h"
+#include "modrt/plugin/common.h"
 
 namespace modrt {
 namespace common MODRT_COMMON_HIDDEN {

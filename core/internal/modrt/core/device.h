@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "modrt/function.h"
-#include "modrt/object.h"
+#include "modrt/core/function.h"
+#include "modrt/core/object.h"
 
 namespace modrt {
 

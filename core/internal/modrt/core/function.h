@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "modrt/object.h"
+#include "modrt/core/object.h"
 
 namespace modrt {
 

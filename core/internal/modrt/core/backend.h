@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "modrt/device.h"
-#include "modrt/module.h"
-#include "modrt/payload.h"
+#include "modrt/core/device.h"
+#include "modrt/core/module.h"
+#include "modrt/core/payload.h"
 
 namespace modrt {
 

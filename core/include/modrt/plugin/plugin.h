@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "modrt/common.h"
-#include "modrt/plugin_api.h"
+#include "modrt/abi/plugin_api.h"
+#include "modrt/plugin/common.h"
 
 // The plugin-side namespace is hidden: nothing of it leaves the plugin DSO.
 #define MODRT_PLUGIN_HIDDEN __attribute__((visibility("hidden")))
