@@ -1,9 +1,13 @@
 """The device layer on every backend with a device here: streams, events,
 bounded waits, recorded launches (graphs), the pool, and copies.
 
-Each backend runs the same two kernels: `vadd` (c = a + b, one item per
-element, block 64) and `spin` (waits for flag[0] != 0, which never comes).
-Cases that leave a kernel spinning run in a child process."""
+Each backend runs the same three kernels: `vadd` (c = a + b, one item per
+element, block 64), `slow_add` (c = a + b after `rounds` rounds of busy work
+per item: long enough that a reader on another stream without a wait would
+see it unfinished) and `spin` (waits for flag[0] != 0, which never comes).
+Cases that leave a kernel spinning run in a child process. The cases at the
+end hold for every backend with native streams; its own folder tests what is
+its own (backends/<x>/native_streams_test.py, device_layer_test.py)."""
 
 import os
 import subprocess
@@ -16,14 +20,26 @@ import pytest
 import modrt
 
 BLOCK = 64
+SLOW_ADD_SIGNATURE = "slow_add(float32*, float32*, float32*, int32, int32; blockIdx.x, threadIdx.x)"
 
 KERNELS = {
     "cpu": (
         """
 void vadd(const float* a, const float* b, float* c, int n) { for (int i = 0; i < n; ++i) c[i] = a[i] + b[i]; }
+void slow_add(const float* a, const float* b, float* c, int n, int rounds) {
+  for (int i = 0; i < n; ++i) {
+    volatile float x = a[i];
+    for (int r = 0; r < rounds; ++r) x = x * 0.999f + 0.001f * a[i];
+    c[i] = x + b[i];
+  }
+}
 void spin(int* flag) { volatile int* f = flag; while (f[0] == 0) {} }
 """,
-        ["vadd(float32*, float32*, float32*, int32)", "spin(int32*)"],
+        [
+            "vadd(float32*, float32*, float32*, int32)",
+            "slow_add(float32*, float32*, float32*, int32, int32)",
+            "spin(int32*)",
+        ],
     ),
     "opencl": (
         """
@@ -31,10 +47,19 @@ __kernel void vadd(__global const float* a, __global const float* b, __global fl
   int i = get_global_id(0);
   if (i < n) c[i] = a[i] + b[i];
 }
+__kernel void slow_add(__global const float* a, __global const float* b, __global float* c, int n,
+                       int rounds) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  float x = a[i];
+  for (int r = 0; r < rounds; ++r) x = x * 0.999f + 0.001f * a[i];
+  c[i] = x + b[i];
+}
 __kernel void spin(__global volatile int* flag) { while (flag[0] == 0) {} }
 """,
         [
             "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
+            SLOW_ADD_SIGNATURE,
             "spin(int32*; blockIdx.x, threadIdx.x)",
         ],
     ),
@@ -48,6 +73,20 @@ layout(std430, binding = 2) writeonly buffer C { float c[]; };
 layout(push_constant) uniform Args { int n; };
 void main() { uint i = gl_GlobalInvocationID.x; if (i < n) c[i] = a[i] + b[i]; }
 """,
+            "slow_add": """#version 450
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) readonly buffer B { float b[]; };
+layout(std430, binding = 2) writeonly buffer C { float c[]; };
+layout(push_constant) uniform Args { int n; int rounds; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i >= n) return;
+  float x = a[i];
+  for (int r = 0; r < rounds; ++r) x = x * 0.999 + 0.001 * a[i];
+  c[i] = x + b[i];
+}
+""",
             "spin": """#version 450
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) coherent buffer F { int flag[]; };
@@ -56,6 +95,7 @@ void main() { while (flag[0] == 0) {} }
         },
         [
             "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
+            SLOW_ADD_SIGNATURE,
             "spin(int32*; blockIdx.x, threadIdx.x)",
         ],
     ),
@@ -72,6 +112,21 @@ fn vadd(@builtin(global_invocation_id) id: vec3<u32>) {
   if (i32(id.x) < n) { c[id.x] = a[id.x] + b[id.x]; }
 }
 """,
+            "slow_add": """
+override block_x: u32 = 64;
+struct Args { n: i32, rounds: i32 }
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> args: Args;
+@compute @workgroup_size(block_x)
+fn slow_add(@builtin(global_invocation_id) id: vec3<u32>) {
+  if (i32(id.x) >= args.n) { return; }
+  var x = a[id.x];
+  for (var r = 0; r < args.rounds; r++) { x = x * 0.999 + 0.001 * a[id.x]; }
+  c[id.x] = x + b[id.x];
+}
+""",
             "spin": """
 override block_x: u32 = 1;
 @group(0) @binding(0) var<storage, read_write> flag: array<atomic<i32>>;
@@ -81,6 +136,7 @@ fn spin() { loop { if (atomicLoad(&flag[0]) != 0) { break; } } }
         },
         [
             "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
+            SLOW_ADD_SIGNATURE,
             "spin(int32*; blockIdx.x, threadIdx.x)",
         ],
     ),
@@ -106,10 +162,22 @@ def kind(request):
     return request.param
 
 
-@pytest.fixture
-def mod(kind):
+@pytest.fixture(params=sorted(NATIVE_STREAMS))
+def native_kind(request):
+    d = modrt.device(request.param, 0)
+    if not d.exist:
+        pytest.skip(f"{request.param}: {d.unavailable_reason}")
+    return request.param
+
+
+def compile_kernels(kind):
     source, signatures = KERNELS[kind]
     return modrt.compile(source, kind, signatures)
+
+
+@pytest.fixture
+def mod(kind):
+    return compile_kernels(kind)
 
 
 def vadd(mod, kind, a, b, c, n):
@@ -190,6 +258,7 @@ def test_graph_replays_with_rebound_buffers(kind, mod):
     out = modrt.tensor(np.zeros(300, "float32"), dev)
     g.replay({a: ones, d: out})
     np.testing.assert_allclose(out.numpy(), 1 + 2 * y, rtol=1e-5)
+    np.testing.assert_allclose(d.numpy(), x + 2 * y, rtol=1e-5)  # the captured buffer untouched
     with pytest.raises(ValueError, match="shape, dtype and device"):
         g.replay({a: modrt.empty((7,), "float32", dev)})
 
@@ -326,3 +395,132 @@ def test_in_flight_launches_are_bounded():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[0] == "MOST" and 1 <= int(r.stdout.split()[1]) <= 4, r.stdout
+
+
+# Every backend with native streams: launches, events, waits and copies on a
+# modrt.Stream of its own. N elements, one per item, in blocks of BLOCK.
+N = 4096
+# Rounds of slow_add's busy work: long enough to be seen unfinished, short
+# enough on each device here (PoCL's is the fastest of the three).
+SLOW_ROUNDS = {"opencl": 20000, "vulkan": 2000, "webgpu": 2000}
+
+
+def slow_add(mod, kind, a, b, c, stream):
+    mod["slow_add"](a, b, c, N, SLOW_ROUNDS[kind], *launch_params(kind, N), stream=stream)
+
+
+def test_a_launch_on_a_stream_is_pending_there_until_a_wait(native_kind):
+    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+    x, y, a, b = inputs(dev, N)
+    c = modrt.empty((N,), "float32", dev)
+    s = modrt.Stream(dev)
+    dev.sync(timeout=60)
+    mod["vadd"](a, b, c, N, *launch_params(native_kind, N), stream=s)
+    # Pending until a wait learns otherwise: recorded on `s`, not the default stream.
+    assert f"vadd (grid [{N // BLOCK}, 1, 1], block [{BLOCK}, 1, 1])" in s.pending
+    assert dev.default_stream.pending == ""
+    s.synchronize(timeout=60)
+    assert s.pending == ""
+    np.testing.assert_allclose(c.numpy(stream=s), x + y, rtol=1e-6)
+    with pytest.raises(TypeError, match="modrt.Stream"):
+        mod["vadd"](a, b, c, N, *launch_params(native_kind, N), stream=3)
+
+
+def test_a_stream_waits_for_another_streams_event(native_kind):
+    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+    _, _, a, b = inputs(dev, N)
+    c = modrt.tensor(np.zeros(N, "float32"), dev)
+    d = modrt.tensor(np.zeros(N, "float32"), dev)
+    first, second = modrt.Stream(dev), modrt.Stream(dev)
+    for _ in range(3):
+        slow_add(mod, native_kind, a, b, c, first)
+    second.wait(first.record())
+    mod["vadd"](c, c, d, N, *launch_params(native_kind, N), stream=second)
+    doubled = d.numpy(stream=second, timeout=120)  # waits for `second` only
+    expected = c.numpy(stream=first, timeout=120)
+    assert not np.all(expected == 0)
+    np.testing.assert_allclose(doubled, 2 * expected, rtol=1e-5)
+
+
+def test_events_carry_device_time_in_order(native_kind):
+    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+    if native_kind == "webgpu" and not dev.attr("supports_timestamp_query"):
+        pytest.skip(f"{dev.name} has no timestamp queries (backends/webgpu/device_layer_test.py tests the refusal)")
+    _, _, a, b = inputs(dev, N)
+    c = modrt.empty((N,), "float32", dev)
+    s = modrt.Stream(dev)
+    start = s.record()
+    slow_add(mod, native_kind, a, b, c, s)
+    middle = s.record()
+    slow_add(mod, native_kind, a, b, c, s)
+    end = s.record()
+    end.synchronize(timeout=120)
+    assert start.query() and middle.query() and end.query()
+    first, both = middle.elapsed_ms(start), end.elapsed_ms(start)
+    assert first > 0.0 and both > first
+    assert start.elapsed_ms(end) == pytest.approx(-both)
+    # The default stream has device time too.
+    e0 = dev.default_stream.record()
+    vadd(mod, native_kind, a, b, c, N)
+    e1 = dev.default_stream.record()
+    e1.synchronize(timeout=60)
+    assert e1.elapsed_ms(e0) >= 0.0
+
+
+def test_async_ranged_copies_on_a_stream(native_kind):
+    dev = modrt.device(native_kind)
+    s = modrt.Stream(dev)
+    t = modrt.tensor(np.zeros(16, "int32"), dev)
+    src = np.arange(4, dtype="int32")
+    t.copyfrom(src, offset=8, stream=s)  # elements 2..5
+    src[:] = -1  # staged when the copy was made: it keeps the values it was given
+    np.testing.assert_array_equal(t.numpy(stream=s)[:7], [0, 0, 0, 1, 2, 3, 0])
+    part = np.empty(3, "int32")
+    assert t.copyto(part, offset=12, stream=s) is part
+    np.testing.assert_array_equal(part, [1, 2, 3])
+    whole = np.arange(16, dtype="int32") * 3
+    t.copyfrom(whole, stream=s)
+    np.testing.assert_array_equal(t.numpy(stream=s, timeout=60), whole)
+    with pytest.raises(ValueError, match="outside the tensor"):
+        t.copyfrom(np.arange(4, dtype="int32"), offset=56, stream=s)
+    with pytest.raises(ValueError, match="cannot run on a stream of"):
+        t.numpy(stream=modrt.Stream(modrt.device("cpu")))
+
+
+def test_device_to_device_copies_on_a_stream(native_kind):
+    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+    x, y, a, b = inputs(dev, N)
+    s = modrt.Stream(dev)
+    c = modrt.empty((N,), "float32", dev)
+    copy = modrt.empty((N,), "float32", dev)
+    mod["vadd"](a, b, c, N, *launch_params(native_kind, N), stream=s)
+    copy.copyfrom(c, stream=s)  # after the launch: ordered on `s`
+    np.testing.assert_allclose(copy.numpy(stream=s), x + y, rtol=1e-6)
+    again = modrt.empty((N,), "float32", dev)
+    again.copyfrom(copy)  # on the current (default) stream
+    np.testing.assert_allclose(again.numpy(), x + y, rtol=1e-6)
+    with pytest.raises(ValueError, match="bytes into one of"):
+        modrt.empty((3,), "float32", dev).copyfrom(copy, stream=s)
+
+
+def test_a_spinning_kernel_on_a_stream_times_out_naming_it(native_kind):
+    r = run_child(
+        native_kind,
+        """
+        s = modrt.Stream(dev)
+        mod["spin"](flag, *spin_params, stream=s)
+        for wait in (lambda: s.synchronize(timeout=0.3), lambda: s.record().synchronize(timeout=0.3),
+                     lambda: dev.sync(timeout=0.3)):
+            try:
+                wait()
+                print("RETURNED")
+            except TimeoutError as e:
+                print("TIMEOUT", e)
+        print("DONE", flush=True)
+        """,
+    )
+    lines = r.stdout.splitlines()
+    assert lines and lines[-1] == "DONE" and len(lines) == 4, r.stdout + r.stderr
+    for line in lines[:3]:
+        assert line.startswith("TIMEOUT") and "spin (grid [1, 1, 1], block [1, 1, 1])" in line, line
+    assert r.returncode == 1 and "exiting with work still pending" in r.stderr, r.stderr

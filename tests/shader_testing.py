@@ -148,6 +148,31 @@ class KernelTests:
         assert self.hook.pipelines_created(mod) == at_load + 2
         np.testing.assert_array_equal(y.numpy(), np.full(n, 55, "float32"))
 
+    def test_concurrent_first_launches_create_each_pipeline_once(self, dev):
+        mod = self.kernels.load()
+        n, threads = 512, 8
+        a, b = sample("float32", n, 1), sample("float32", n, 2)
+        ta, tb = modrt.tensor(a, dev), modrt.tensor(b, dev)
+        outs = [modrt.empty((n,), "float32", dev) for _ in range(threads)]
+        ys = [modrt.tensor(np.zeros(n, "float32"), dev) for _ in range(threads)]
+
+        def work(i):
+            for _ in range(10):
+                mod["vadd"](ta, tb, outs[i], n, n // 64, 64)
+                mod["axpy"](ta, ys[i], float(i + 1), n, 0.0, n // 64, 64)  # scalars differ per thread
+
+        modrt_testing.run_together(work, threads)
+        assert self.hook.pipelines_created(mod) == self.pipelines_at_load + 2  # vadd and axpy once each
+        for i in range(threads):
+            np.testing.assert_array_equal(outs[i].numpy(), a + b)
+            np.testing.assert_allclose(ys[i].numpy(), 10 * (i + 1) * a, rtol=1e-5)
+
+    def test_the_pipeline_counter_needs_a_real_module(self, monkeypatch):
+        kind = self.kernels.kind
+        monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
+        with pytest.raises(TypeError, match=f"pipelines_created takes a real {kind} module"):
+            self.hook.pipelines_created(self.kernels.compile())
+
     def real_and_fallback(self, monkeypatch):
         """A real and a fallback module of the kernels, checked to save the same bytes."""
         real = self.kernels.compile()

@@ -159,23 +159,6 @@ void main() {{ uint i = gl_GlobalInvocationID.x; c[i] = a[i] + b[i]; }}
     np.testing.assert_array_equal(c.numpy(), a + b)
 
 
-def test_concurrent_first_launches_create_the_pipeline_once(dev):
-    mod = kernels()
-    n, threads = 512, 8
-    a, b = sample("float32", n, 1), sample("float32", n, 2)
-    ta, tb = modrt.tensor(a, dev), modrt.tensor(b, dev)
-    outs = [modrt.empty((n,), "float32", dev) for _ in range(threads)]
-
-    def work(i):
-        for _ in range(10):
-            mod["vadd"](ta, tb, outs[i], n, n // 64, 64)
-
-    modrt_testing.run_together(work, threads)
-    assert vulkan_hook.pipelines_created(mod) == 1
-    for out in outs:
-        np.testing.assert_array_equal(out.numpy(), a + b)
-
-
 def launch_slots_created(dev):
     return modrt._ffi.call("vulkan.launch_slots_created", dev.index)
 
@@ -250,12 +233,6 @@ def test_threads_launching_syncing_and_freeing_share_the_recycled_slots(dev):
             np.testing.assert_array_equal(y.numpy(), expected)
 
     modrt_testing.run_together(work, threads)
-
-
-def test_pipeline_counter_needs_a_real_vulkan_module(monkeypatch):
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    with pytest.raises(TypeError, match="takes a real vulkan module, got a fallback vulkan module"):
-        vulkan_hook.pipelines_created(compile_kernels())
 
 
 def test_bad_arguments_are_clean_errors(dev):

@@ -14,7 +14,7 @@ import modrt
 import modrt_testing
 import shader_testing
 from modrt.backend import webgpu as webgpu_hook
-from shader_testing import sample, vadd_on
+from shader_testing import vadd_on
 
 DSO = "backends/webgpu/libmodrt_runtime_webgpu.so"
 WGSL_TYPES = {"float32": "f32", "int32": "i32"}
@@ -171,32 +171,6 @@ def test_launches_are_batched_but_ordered_with_host_copies(dev):
     for i in range(launches):
         mod["axpy"](b, y, float(i % 7), n, 0.0, n // 64, 64)
     np.testing.assert_array_equal(y.numpy(), np.full(n, sum(i % 7 for i in range(launches)), "float32"))
-
-
-def test_concurrent_first_launches_create_the_pipeline_once(dev):
-    mod = kernels()
-    n, threads = 512, 8
-    a, b = sample("float32", n, 1), sample("float32", n, 2)
-    ta, tb = modrt.tensor(a, dev), modrt.tensor(b, dev)
-    outs = [modrt.empty((n,), "float32", dev) for _ in range(threads)]
-    ys = [modrt.tensor(np.zeros(n, "float32"), dev) for _ in range(threads)]
-
-    def work(i):
-        for _ in range(10):
-            mod["vadd"](ta, tb, outs[i], n, n // 64, 64)
-            mod["axpy"](ta, ys[i], float(i + 1), n, 0.0, n // 64, 64)  # scalars differ per thread
-
-    modrt_testing.run_together(work, threads)
-    assert webgpu_hook.pipelines_created(mod) == 3  # block_sum_fixed at load, vadd and axpy once each
-    for i in range(threads):
-        np.testing.assert_array_equal(outs[i].numpy(), a + b)
-        np.testing.assert_allclose(ys[i].numpy(), 10 * (i + 1) * a, rtol=1e-5)
-
-
-def test_pipeline_counter_needs_a_real_webgpu_module(monkeypatch):
-    monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    with pytest.raises(TypeError, match="takes a real webgpu module"):
-        webgpu_hook.pipelines_created(compile_kernels())
 
 
 def test_bad_arguments_are_clean_errors(dev):
