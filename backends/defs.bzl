@@ -290,22 +290,38 @@ def modrt_backend(
         visibility = ["//visibility:public"],
     )
 
-def modrt_backend_test(name, backend, srcs, needs_runtime, deps = [], **kwargs):
-    """A pytest target of a backend package.
+def modrt_backend_tests(backend, tests):
+    """Declares a backend package's pytest targets, all the same way.
+
+    Each runs its sources under pytest (modrt_py_test) with //tests:support
+    importable, and is "small" unless its attributes say otherwise. A test
+    needs the backend's runtime unless it says "needs_runtime": False; one that
+    needs it is incompatible (so `bazel test //...` skips it) where the runtime
+    is not selected: its flag is off, or the platform does not match the
+    runtime's constraints. A test named runtime_contract_test runs the contract
+    every runtime DSO keeps (//backends:runtime_contract_test.py) for this
+    backend.
 
     Args:
-      name: test name.
-      backend: the backend.
-      srcs: pytest files.
-      needs_runtime: if True, the test is incompatible (skipped) unless the
-        backend's runtime is selected.
-      deps: extra py_library deps.
-      **kwargs: passed to modrt_py_test.
+      backend: the backend, as in //backends:<backend>.
+      tests: {test name: attributes}. "srcs" defaults to [name + ".py"];
+        "needs_runtime" to True; "deps" are added to //tests:support; every
+        other attribute ("size", "data", "env", "tags", "exec_properties")
+        goes to the py_test as given.
     """
-    modrt_py_test(
-        name = name,
-        srcs = srcs,
-        deps = deps,
-        target_compatible_with = only_when_selected(backend) if needs_runtime else [],
-        **kwargs
-    )
+    for name, given in tests.items():
+        attrs = dict(given)
+        needs_runtime = attrs.pop("needs_runtime", True)
+        srcs = attrs.pop("srcs", [name + ".py"])
+        env = dict(attrs.pop("env", {}))
+        if name == "runtime_contract_test":
+            srcs = ["//backends:runtime_contract_test.py"]
+            env["MODRT_CONTRACT_BACKEND"] = backend
+        modrt_py_test(
+            name = name,
+            srcs = srcs,
+            env = env,
+            deps = ["//tests:support"] + attrs.pop("deps", []),
+            target_compatible_with = only_when_selected(backend) if needs_runtime else [],
+            **attrs
+        )

@@ -9,27 +9,17 @@ import json
 import os
 import struct
 
+import cuda_testing
 import numpy as np
 import pytest
+from corpus_run import kernel_source
 
 import modrt
 import modrt_testing
 
-KERNELS = r"""
-extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-extern "C" __global__ void block_sum(const int* x, int* out) {
-  extern __shared__ int scratch[];
-  scratch[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) scratch[threadIdx.x] += scratch[threadIdx.x + s];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) out[blockIdx.x] = scratch[0];
-}
+KERNELS = (
+    cuda_testing.KERNELS
+    + r"""
 extern "C" __global__ void scalars(float* out, float f, long long i64, double d, char c, short h) {
   out[0] = f + i64 + d + c + h;
 }
@@ -37,9 +27,8 @@ extern "C" __global__ void tile(float* out, int width) {
   out[(blockIdx.y * blockDim.y + threadIdx.y) * width + blockIdx.x * blockDim.x + threadIdx.x] = 1;
 }
 """
-SIGNATURES = [
-    "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-    "block_sum(int32*, int32*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
+)
+SIGNATURES = cuda_testing.SIGNATURES + [
     "scalars(float32*, float32, int64, float64, int8, int16)",
     "tile(float32*, int32; blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y)",
 ]
@@ -285,20 +274,17 @@ def test_compile_on_load_has_the_arch_policy_of_codegen():
     assert "loaded" not in proc.stdout
 
 
-TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
-
-
 def test_a_real_compilers_kernel_launches_with_the_signature_read_from_it(dev, log):
-    """TVM's kernel (cuda/std headers, a dynamic length): no signature given;
-    arguments by the names the kernel declares."""
-    with open(os.path.join(TESTDATA, "tvm_add_half_dyn.cu")) as f:
-        mod = modrt.compile(f.read(), modrt.target.detect_target_from_device(dev))
-    a, b = modrt.empty((1000,), "float32", dev), modrt.empty((1000,), "float16", dev)
-    c = modrt.empty((1000,), "float32", dev)
-    mod["main_kernel"](A_ptr=a, B_ptr=b, compute_ptr=c, n=1000, blockIdx_x=1, threadIdx_x=1000)
+    """TVM's kernel (tests/corpus: cuda/std headers, a dynamic length): no
+    signature given; arguments by the names the kernel declares."""
+    source = kernel_source("tvm", "symbolic_scale", "cuda")
+    mod = modrt.compile(source, modrt.target.detect_target_from_device(dev))
+    a, out = modrt.empty((1000,), "float32", dev), modrt.empty((1000,), "float32", dev)
+    mod["symbolic_scale_kernel"](a_ptr=a, out_ptr=out, n=1000, blockIdx_x=1, threadIdx_x=1000)
     (launch,) = log.calls("cuLaunchKernel")
-    assert launch["kernel"] == "main_kernel" and launch["grid"] == [1, 1, 1] and launch["block"] == [1000, 1, 1]
-    assert len(launch["params"]) == 4 and launch["params"][3] == struct.pack("<i", 1000).hex()
+    assert launch["kernel"] == "symbolic_scale_kernel"
+    assert launch["grid"] == [1, 1, 1] and launch["block"] == [1000, 1, 1]
+    assert len(launch["params"]) == 3 and launch["params"][2] == struct.pack("<i", 1000).hex()
 
 
 def test_a_cpp_kernel_launches_under_its_plain_name(dev, log):

@@ -8,30 +8,21 @@ import sys
 
 import numpy as np
 import pytest
+from cuda_testing import KERNELS, SIGNATURES
 
 import modrt
 import modrt_testing
 
-KERNELS = r"""
-extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-extern "C" __global__ void block_sum(const int* x, int* out) {
-  extern __shared__ int scratch[];
-  scratch[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) scratch[threadIdx.x] += scratch[threadIdx.x + s];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) out[blockIdx.x] = scratch[0];
-}
-"""
-SIGNATURES = [
-    "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-    "block_sum(int32*, int32*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
-]
+# The corpus of real compilers' kernels (tests/corpus): beside this file where
+# tools/gpu/cuda_wheels.sh stages it, at tests/corpus in the tree (and in Bazel's runfiles).
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = next(
+    (d for d in (os.path.join(HERE, "corpus"), os.path.join(HERE, "..", "..", "tests", "corpus")) if os.path.isdir(d)),
+    None,
+)
+if CORPUS is not None and CORPUS not in sys.path:
+    sys.path.insert(0, CORPUS)
+from corpus_run import case_dir, kernel_source, load, run_case  # noqa: E402 (found through CORPUS)
 
 
 @pytest.fixture(scope="module")
@@ -104,64 +95,38 @@ print(m.inspect_source()[:20])
     vadd_on(mod, dev)
 
 
-# Real compilers' kernels as emitted (testdata/: tinygrad 0.14.0, TVM
+# Real compilers' kernels as emitted (tests/corpus: tinygrad 0.14.0, TVM
 # 0.27.0.post1), compiled with no signature (modrt reads it from the kernel;
 # NVRTC gets the CUDA header wheels), launched with the sizes their compiler
-# chose, and checked against numpy.
-TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
+# chose (the case's manifest), and checked against numpy.
+REAL_KERNELS = [
+    "tinygrad/elementwise_broadcast",  # a 2-D launch
+    "tinygrad/reduce_rows",  # shared memory
+    "tinygrad/half_ops",  # cuda_fp16.h
+    "tinygrad/symbolic_scale",  # a symbolic length as a scalar
+    "tvm/reduce_cols",  # <cuda/std/...> headers, shared memory
+    "tvm/symbolic_scale",  # a dynamic length
+    "tvm/half_ops",
+    "tvm/int32_ops",
+]
 RNG = np.random.default_rng(26)
 
 
-def real(name, dev):
-    with open(os.path.join(TESTDATA, name)) as f:
-        mod = modrt.compile(f.read(), modrt.target.detect_target_from_device(dev))
-    (function,) = mod.function_names
-    return mod[function]
+@pytest.mark.parametrize("case", REAL_KERNELS)
+def test_real_compilers_kernels_run_with_the_signature_read_from_them(dev, case):
+    manifest, sources = load(os.path.join(case_dir(*case.split("/"), "cuda"), "manifest.json"))
+    target = modrt.target.detect_target_from_device(dev)
+    run_case(manifest, {name: modrt.compile(text, target) for name, text in sources.items()}, dev)
 
 
-def test_tinygrad_elementwise_add(dev):
-    a, b = RNG.standard_normal(1000, dtype="float32"), RNG.standard_normal(1000, dtype="float32")
-    out = modrt.empty((1000,), "float32", dev)
-    real("tinygrad_add.cu", dev)(out, modrt.tensor(a, dev), modrt.tensor(b, dev), 125, 2)
-    np.testing.assert_allclose(out.numpy(), a + b, rtol=1e-6)
-
-
-def test_tinygrad_reduction_with_shared_memory(dev):
-    x, y = RNG.standard_normal((64, 32), dtype="float32"), RNG.standard_normal(32, dtype="float32")
-    out = modrt.empty((64,), "float32", dev)
-    real("tinygrad_sum_rows.cu", dev)(out, modrt.tensor(x.ravel(), dev), modrt.tensor(y, dev), 64, 16)
-    np.testing.assert_allclose(out.numpy(), (x + y).sum(axis=1), rtol=1e-5)
-
-
-def test_tinygrad_half_multiply_with_cuda_fp16(dev):
-    a, b = RNG.standard_normal(256).astype("float16"), RNG.standard_normal(256).astype("float16")
-    out = modrt.empty((256,), "float16", dev)
-    real("tinygrad_half_mul.cu", dev)(out, modrt.tensor(a, dev), modrt.tensor(b, dev), 2, 32)
-    np.testing.assert_array_equal(out.numpy(), a * b)
-
-
-def test_tinygrad_symbolic_shape_scalar(dev):
-    x = RNG.standard_normal(128, dtype="float32")
-    out = modrt.tensor(np.zeros(128, "float32"), dev)
-    real("tinygrad_sym_exp2.cu", dev)(out, modrt.tensor(x, dev), 40, 40, 1)
-    np.testing.assert_allclose(out.numpy()[:40], np.exp2(x[:40]), rtol=1e-5)
-    assert not out.numpy()[40:].any()
-
-
-def test_tvm_reduction_with_cuda_std_headers(dev):
-    m = RNG.standard_normal((64, 128), dtype="float32")
-    out = modrt.empty((64,), "float32", dev)
-    real("tvm_row_sum.cu", dev)(M_ptr=modrt.tensor(m.ravel(), dev), S_ptr=out, blockIdx_x=1, threadIdx_x=64)
-    np.testing.assert_allclose(out.numpy(), m.sum(axis=1), rtol=1e-4)
-
-
-@pytest.mark.parametrize("name, dtype", [("tvm_add_int_dyn.cu", "int32"), ("tvm_add_half_dyn.cu", "float16")])
-def test_tvm_dynamic_length(dev, name, dtype):
-    n = 5000
-    a, b = RNG.standard_normal(n, dtype="float32"), (RNG.standard_normal(n) * 10).astype(dtype)
-    out = modrt.empty((n,), "float32", dev)
-    real(name, dev)(modrt.tensor(a, dev), modrt.tensor(b, dev), out, n, (n + 1023) // 1024, 1024)
-    np.testing.assert_allclose(out.numpy(), a + b.astype("float32"), rtol=1e-6)
+def test_arguments_pass_by_the_names_the_kernel_declares(dev):
+    mod = modrt.compile(kernel_source("tvm", "reduce_cols", "cuda"), modrt.target.detect_target_from_device(dev))
+    a = RNG.standard_normal((128, 16), dtype="float32")
+    out = modrt.empty((16,), "float32", dev)
+    mod["reduce_cols_kernel"](
+        a_red_ptr=out, a_ptr=modrt.tensor(a, dev), blockIdx_x=1, blockIdx_y=1, threadIdx_x=16, threadIdx_y=16
+    )
+    np.testing.assert_allclose(out.numpy(), a.sum(axis=0), rtol=1e-4, atol=1e-4)
 
 
 # The native device layer (cuda_device.cc): streams, events with device

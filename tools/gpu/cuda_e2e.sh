@@ -85,7 +85,7 @@ EOF
   local site
   site="$(stage_site "${stage}" "${python}")"
   local main="${stage}/_main"
-  local paths=("${main}/python" "${main}/tests")
+  local paths=("${main}/python" "${main}/tests" "${main}/tests/corpus")
   for hook in "${main}"/backends/*/python; do paths+=("${hook}"); done
   if ! "${python}" -c "import pytest" 2>/dev/null; then
     paths+=("${stage}/pytest")

@@ -106,9 +106,11 @@ EOF
   # shellcheck disable=SC2086 # one pin a word
   python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
     --platform manylinux2014_x86_64 -d "${stage}/wheels" ${header_pins} || die "pip download ${header_pins}"
-  cp "${workspace}/backends/cuda/gpu_test.py" "${workspace}/tests/modrt_testing.py" "${stage}/tests/"
-  mkdir -p "${stage}/tests/testdata"
-  cp "${workspace}"/backends/cuda/testdata/*.cu "${stage}/tests/testdata/"
+  cp "${workspace}"/backends/cuda/{gpu_test.py,cuda_testing.py} "${workspace}/tests/modrt_testing.py" "${stage}/tests/"
+  # The corpus's CUDA kernels and its runner, which gpu_test.py finds beside it.
+  mkdir -p "${stage}/tests/corpus"
+  cp "${workspace}"/tests/corpus/{cases.py,corpus_run.py} "${stage}/tests/corpus/"
+  (cd "${workspace}/tests/corpus" && find . -path './*/*/cuda/*' -type f -exec cp --parents {} "${stage}/tests/corpus/" \;)
   {
     echo "staged $(date -u +%FT%TZ) from $(cd "${workspace}" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
     echo "${nvrtc_pin}"
