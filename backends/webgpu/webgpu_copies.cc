@@ -23,8 +23,6 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 namespace {
 
-using MapResult = CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>>;
-
 uint64_t WordStart(uint64_t offset) { return offset / 4 * 4; }
 uint64_t WordEnd(uint64_t end) { return (end + 3) / 4 * 4; }
 
@@ -43,13 +41,7 @@ WGPUBuffer StageReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start,
     Fail("RuntimeError", "webgpu: cannot create a staging buffer of ", size, " bytes");
   api.wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), buf.buffer, start, staging, 0, size);
   ws.FlushLocked();
-  WGPUBufferMapCallbackInfo cb{};
-  cb.mode = WGPUCallbackMode_AllowSpontaneous;
-  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* r, void*) {
-    TakeInCallback<MapResult>(r)->Set({status, ToString(message)});
-  };
-  cb.userdata1 = ShareWithCallback(mapped);
-  api.wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, size, cb);
+  MapForReading(ws, staging, size, mapped);
   return staging;
 }
 
@@ -63,20 +55,36 @@ void LandReadback(Workspace& ws, WGPUBuffer staging, MapResult& mapped, uint64_t
     WGPUBuffer b;
     ~Release() { api.wgpuBufferRelease(b); }
   } release{api, staging};
-  const auto [status, message] = mapped.Take();
-  if (status != WGPUMapAsyncStatus_Success) {
-    Fail("RuntimeError", "webgpu: reading ", nbytes, " bytes back failed: ", message);
-  }
-  const uint64_t size = WordEnd(skip + nbytes);
-  const void* data = api.wgpuBufferGetConstMappedRange(staging, 0, size);
-  if (data == nullptr) Fail("RuntimeError", "webgpu: the staging buffer did not map");
-  std::memcpy(dst, static_cast<const uint8_t*>(data) + skip, nbytes);
-  api.wgpuBufferUnmap(staging);
+  CopyOutOfMapped(ws, staging, mapped, skip, dst, nbytes, std::to_string(nbytes) + " bytes");
 }
 
 const Buffer& BufferOf(const DLTensor* t) { return *static_cast<const Buffer*>(t->data); }
 
 }  // namespace
+
+void MapForReading(Workspace& ws, WGPUBuffer buffer, uint64_t size,
+                   const std::shared_ptr<MapResult>& mapped) {
+  WGPUBufferMapCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowSpontaneous;
+  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* r, void*) {
+    TakeInCallback<MapResult>(r)->Set({status, ToString(message)});
+  };
+  cb.userdata1 = ShareWithCallback(mapped);
+  ws.api().wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, size, cb);
+}
+
+void CopyOutOfMapped(Workspace& ws, WGPUBuffer buffer, MapResult& mapped, uint64_t skip, void* dst,
+                     size_t nbytes, const std::string& what) {
+  const WgpuApi& api = ws.api();
+  const auto [status, message] = mapped.Take();
+  if (status != WGPUMapAsyncStatus_Success) {
+    Fail("RuntimeError", "webgpu: reading ", what, " back failed: ", message);
+  }
+  const void* data = api.wgpuBufferGetConstMappedRange(buffer, 0, WordEnd(skip + nbytes));
+  if (data == nullptr) Fail("RuntimeError", "webgpu: ", what, " did not map for reading");
+  std::memcpy(dst, static_cast<const uint8_t*>(data) + skip, nbytes);
+  api.wgpuBufferUnmap(buffer);
+}
 
 void CheckRange(const Buffer& buf, uint64_t offset, size_t nbytes, const char* what) {
   if (offset > buf.size || nbytes > buf.size - offset) {

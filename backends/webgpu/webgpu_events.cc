@@ -3,7 +3,6 @@
 // the work up to it done, with a device timestamp where the device has
 // timestamp queries.
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -106,25 +105,11 @@ void Watch(Workspace& ws, Event& event) {
 // The device ticks of a complete event's timestamp.
 uint64_t ReadTicks(Workspace& ws, Event& event) {
   if (event.has_ticks) return event.ticks;
-  const WgpuApi& api = ws.api();
-  CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>> mapped;
-  WGPUBufferMapCallbackInfo cb{};
-  cb.mode = WGPUCallbackMode_AllowSpontaneous;
-  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* r, void*) {
-    static_cast<CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>>*>(r)->Set(
-        {status, ToString(message)});
-  };
-  cb.userdata1 = &mapped;
-  api.wgpuBufferMapAsync(event.readback, WGPUMapMode_Read, 0, sizeof(uint64_t), cb);
-  ws.PollUntil([&] { return mapped.Done(); });
-  const auto [status, message] = mapped.Take();
-  if (status != WGPUMapAsyncStatus_Success) {
-    Fail("RuntimeError", "webgpu: reading an event's timestamp back failed: ", message);
-  }
-  const void* data = api.wgpuBufferGetConstMappedRange(event.readback, 0, sizeof(uint64_t));
-  if (data == nullptr) Fail("RuntimeError", "webgpu: an event's timestamp did not map");
-  std::memcpy(&event.ticks, data, sizeof(uint64_t));
-  api.wgpuBufferUnmap(event.readback);
+  auto mapped = std::make_shared<MapResult>();
+  MapForReading(ws, event.readback, sizeof(uint64_t), mapped);
+  ws.PollUntil([&] { return mapped->Done(); });
+  CopyOutOfMapped(ws, event.readback, *mapped, 0, &event.ticks, sizeof(uint64_t),
+                  "an event's timestamp");
   event.has_ticks = true;
   return event.ticks;
 }

@@ -55,6 +55,17 @@ void WriteBytes(Workspace& ws, const Buffer& buf, uint64_t offset, const void* s
 // ValueError unless [offset, offset + nbytes) lies in the buffer.
 void CheckRange(const Buffer& buf, uint64_t offset, size_t nbytes, const char* what);
 
+// Reading a buffer back, the one way for copies and event timestamps:
+// MapForReading asks for the mapping of its first `size` bytes, and `mapped`
+// says when it is done; once it is, CopyOutOfMapped checks the mapping,
+// copies `nbytes` after `skip` bytes to `dst` and unmaps the buffer. `what`
+// names the bytes in errors ("12 bytes", "an event's timestamp").
+using MapResult = CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>>;
+void MapForReading(Workspace& ws, WGPUBuffer buffer, uint64_t size,
+                   const std::shared_ptr<MapResult>& mapped);
+void CopyOutOfMapped(Workspace& ws, WGPUBuffer buffer, MapResult& mapped, uint64_t skip, void* dst,
+                     size_t nbytes, const std::string& what);
+
 // A modrt stream of webgpu(0): a name for the device's one queue.
 struct Stream {};
 
@@ -145,7 +156,7 @@ class Queue {
     uint64_t skip;  // bytes before the copy's first in the staging buffer
     void* host;
     size_t nbytes;
-    std::shared_ptr<CallbackResult<std::pair<WGPUMapAsyncStatus, std::string>>> mapped;
+    std::shared_ptr<MapResult> mapped;
   };
 
   std::mutex readback_mu_;

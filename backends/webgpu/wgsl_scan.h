@@ -63,6 +63,9 @@ namespace webgpu __attribute__((visibility("hidden"))) {
 
   WgslInfo ScanWgsl(const std::string& source);
 
+  // An integer literal (42, 42u, 42i, 0x2A), else nothing.
+  std::optional<int64_t> IntLiteral(const std::string& text);
+
   // One kernel argument as the shader declares it.
   struct ShaderArg {
     std::string name;        // the variable's, or for a uniform struct its member's

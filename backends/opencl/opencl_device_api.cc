@@ -1,0 +1,215 @@
+// The OpenCL device API of libmodrt_runtime_opencl.so: memory, copies, device
+// attributes, and native streams and events on command queues.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "modrt/plugin/plugin.h"
+#include "opencl_driver.h"
+
+namespace modrt {
+namespace opencl {
+namespace {
+
+// Native streams (plugin_api.h, ModrtStreamExtension): a modrt stream is a
+// command queue with profiling, an event a marker (clEnqueueMarkerWithWaitList)
+// whose CL_PROFILING_COMMAND_END is its device time. No graph extension: PoCL
+// has no cl_khr_command_buffer, so graphs replay the core's list.
+class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
+ public:
+  bool HasStreams() const override { return true; }
+  void* StreamCreate(int id) override {
+    Workspace& ws = Workspace::Get();
+    const Device& dev = ws.device(id);
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q =
+        ws.cl().clCreateCommandQueue(dev.context, dev.id, CL_QUEUE_PROFILING_ENABLE, &err);
+    MODRT_CL_CHECK(err, "clCreateCommandQueue");
+    return q;
+  }
+  void StreamDestroy(int, void* stream) override {
+    Workspace::Get().cl().clReleaseCommandQueue(static_cast<cl_command_queue>(stream));
+  }
+  void StreamSynchronize(int id, void* stream) override {
+    MODRT_CL_CHECK(Workspace::Get().cl().clFinish(QueueOf(id, stream)), "clFinish");
+  }
+  void* EventRecord(int id, void* stream, bool) override {
+    const ClApi& cl = Workspace::Get().cl();
+    cl_command_queue q = QueueOf(id, stream);
+    cl_event event = nullptr;
+    MODRT_CL_CHECK(cl.clEnqueueMarkerWithWaitList(q, 0, nullptr, &event),
+                   "clEnqueueMarkerWithWaitList");
+    // Submitted now (with the work before it): another queue may wait for
+    // it (stream_wait_event), which does not flush this one.
+    cl.clFlush(q);
+    return event;
+  }
+  bool EventQuery(int, void* event) override {
+    cl_int status = CL_QUEUED;
+    MODRT_CL_CHECK(Workspace::Get().cl().clGetEventInfo(static_cast<cl_event>(event),
+                                                        CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                                        sizeof(status), &status, nullptr),
+                   "clGetEventInfo");
+    if (status < 0) MODRT_CL_CHECK(status, "a command before the event");
+    return status == CL_COMPLETE;
+  }
+  void EventSynchronize(int id, void* event) override {
+    cl_event e = static_cast<cl_event>(event);
+    if (Workspace::Get().cl().clWaitForEvents(1, &e) != CL_SUCCESS) {
+      EventQuery(id, event);  // the command's own failure, when it has one
+      Fail("RuntimeError", "OpenCL clWaitForEvents failed");
+    }
+  }
+  double EventElapsedMs(int, void* start, void* end) override {
+    const ClApi& cl = Workspace::Get().cl();
+    cl_ulong t0 = 0, t1 = 0;
+    MODRT_CL_CHECK(cl.clGetEventProfilingInfo(static_cast<cl_event>(start),
+                                              CL_PROFILING_COMMAND_END, sizeof(t0), &t0, nullptr),
+                   "clGetEventProfilingInfo");
+    MODRT_CL_CHECK(cl.clGetEventProfilingInfo(static_cast<cl_event>(end), CL_PROFILING_COMMAND_END,
+                                              sizeof(t1), &t1, nullptr),
+                   "clGetEventProfilingInfo");
+    return (static_cast<double>(t1) - static_cast<double>(t0)) * 1e-6;
+  }
+  void EventDestroy(int, void* event) override {
+    Workspace::Get().cl().clReleaseEvent(static_cast<cl_event>(event));
+  }
+  void StreamWaitEvent(int id, void* stream, void* event) override {
+    cl_event e = static_cast<cl_event>(event);
+    MODRT_CL_CHECK(
+        Workspace::Get().cl().clEnqueueBarrierWithWaitList(QueueOf(id, stream), 1, &e, nullptr),
+        "clEnqueueBarrierWithWaitList");
+  }
+  void CopyFromHostAsync(const void* host, DLTensor* t, size_t offset, size_t nbytes,
+                         void* stream) override {
+    if (nbytes == 0) return;
+    const ClApi& cl = Workspace::Get().cl();
+    cl_command_queue q = QueueOf(t->device.device_id, stream);
+    MODRT_CL_CHECK(
+        cl.clEnqueueWriteBuffer(q, static_cast<cl_mem>(t->data), CL_FALSE, t->byte_offset + offset,
+                                nbytes, host, 0, nullptr, nullptr),
+        "host-to-device copy");
+  }
+  void CopyToHostAsync(const DLTensor* t, size_t offset, void* host, size_t nbytes,
+                       void* stream) override {
+    if (nbytes == 0) return;
+    const ClApi& cl = Workspace::Get().cl();
+    cl_command_queue q = QueueOf(t->device.device_id, stream);
+    MODRT_CL_CHECK(
+        cl.clEnqueueReadBuffer(q, static_cast<cl_mem>(t->data), CL_FALSE, t->byte_offset + offset,
+                               nbytes, host, 0, nullptr, nullptr),
+        "device-to-host copy");
+  }
+  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
+                          size_t nbytes, void* stream) override {
+    if (nbytes == 0) return;
+    const ClApi& cl = Workspace::Get().cl();
+    cl_command_queue q = QueueOf(dst->device.device_id, stream);
+    MODRT_CL_CHECK(
+        cl.clEnqueueCopyBuffer(q, static_cast<cl_mem>(src->data), static_cast<cl_mem>(dst->data),
+                               src->byte_offset + src_offset, dst->byte_offset + dst_offset, nbytes,
+                               0, nullptr, nullptr),
+        "device-to-device copy");
+  }
+
+  void GetAttr(int id, std::string_view name, Ret* ret) override {
+    Workspace& ws = Workspace::Get();
+    if (name == "name") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_NAME));
+    if (name == "vendor") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_VENDOR));
+    if (name == "driver_version") return ret->SetStr(ws.DeviceString(id, CL_DRIVER_VERSION));
+    if (name == "device_version") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_VERSION));
+    if (name == "max_threads_per_block") {
+      return ret->SetInt(
+          static_cast<int64_t>(ws.DeviceValue<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)));
+    }
+    if (name == "max_shared_memory_per_block") {
+      return ret->SetInt(
+          static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE)));
+    }
+    if (name == "multi_processor_count") {
+      return ret->SetInt(ws.DeviceValue<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
+    }
+    if (name == "global_memory") {
+      return ret->SetInt(
+          static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE)));
+    }
+    if (name == "max_alloc_size") {
+      return ret->SetInt(
+          static_cast<int64_t>(ws.DeviceValue<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE)));
+    }
+    if (name == "warp_size") return ret->SetInt(1);  // OpenCL has no fixed SIMD width
+  }
+  void* Alloc(int id, size_t nbytes) override {
+    Workspace& ws = Workspace::Get();
+    cl_int err = CL_SUCCESS;
+    // A CPU device's memory is host memory: CL_MEM_ALLOC_HOST_PTR has PoCL
+    // allocate it now, so that running out is this call's error. Without it
+    // PoCL allocates at the buffer's first use and aborts (an assertion) when
+    // that fails.
+    const bool host_memory =
+        (ws.DeviceValue<cl_device_type>(id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+    const cl_mem_flags flags = CL_MEM_READ_WRITE | (host_memory ? CL_MEM_ALLOC_HOST_PTR : 0);
+    cl_mem mem = ws.cl().clCreateBuffer(ws.device(id).context, flags, std::max<size_t>(nbytes, 1),
+                                        nullptr, &err);
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+        err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
+      Fail("MemoryError", "opencl(", id, "): cannot allocate ", nbytes,
+           " bytes: the driver refused (", ClError(err), ")");
+    }
+    MODRT_CL_CHECK(err, StrCat("allocation of ", nbytes, " bytes"));
+    return mem;
+  }
+  void Free(int, void* ptr) override {
+    Workspace::Get().cl().clReleaseMemObject(static_cast<cl_mem>(ptr));
+  }
+  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(ws.device(t->device.device_id).queue,
+                                                static_cast<cl_mem>(t->data), CL_TRUE,
+                                                t->byte_offset, nbytes, src, 0, nullptr, nullptr),
+                   "host-to-device copy");
+  }
+  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(ws.device(t->device.device_id).queue,
+                                               static_cast<cl_mem>(t->data), CL_TRUE,
+                                               t->byte_offset, nbytes, dst, 0, nullptr, nullptr),
+                   "device-to-host copy");
+  }
+  void Sync(int id) override {
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clFinish(ws.device(id).queue), "clFinish");
+  }
+  // Part of a buffer: the offset (from the tensor's first byte) is into the
+  // cl_mem, not a host address.
+  bool HasRangedCopy() const override { return true; }
+  void CopyRangeFromHost(const void* src, DLTensor* t, size_t offset, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(
+                       ws.device(t->device.device_id).queue, static_cast<cl_mem>(t->data), CL_TRUE,
+                       t->byte_offset + offset, nbytes, src, 0, nullptr, nullptr),
+                   "host-to-device copy");
+  }
+  void CopyRangeToHost(const DLTensor* t, size_t offset, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(
+                       ws.device(t->device.device_id).queue, static_cast<cl_mem>(t->data), CL_TRUE,
+                       t->byte_offset + offset, nbytes, dst, 0, nullptr, nullptr),
+                   "device-to-host copy");
+  }
+};
+
+}  // namespace
+
+void RegisterDeviceApi() {
+  static OpenCLDeviceAPI api;
+  RegisterDeviceAPI(kBackendIdentity.name, &api);
+}
+
+}  // namespace opencl
+}  // namespace modrt
