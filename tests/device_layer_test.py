@@ -1,13 +1,10 @@
 """The device layer on every backend with a device here: streams, events,
 bounded waits, recorded launches (graphs), the pool, and copies.
 
-Each backend runs the same three kernels: `vadd` (c = a + b, one item per
-element, block 64), `slow_add` (c = a + b after `rounds` rounds of busy work
-per item: long enough that a reader on another stream without a wait would
-see it unfinished) and `spin` (waits for flag[0] != 0, which never comes).
-Cases that leave a kernel spinning run in a child process. The cases at the
-end hold for every backend with native streams; its own folder tests what is
-its own (backends/<x>/native_streams_test.py, device_layer_test.py)."""
+Each backend runs the same three kernels (device_layer_kernels.py). Cases
+that leave a kernel spinning run in a child process. The cases at the end
+hold for every backend with native streams; its own folder tests what is its
+own (backends/<x>/native_streams_test.py, device_layer_test.py)."""
 
 import os
 import subprocess
@@ -16,134 +13,9 @@ import textwrap
 
 import numpy as np
 import pytest
+from device_layer_kernels import BLOCK, KERNELS, KINDS, NATIVE_STREAMS
 
 import modrt
-
-BLOCK = 64
-SLOW_ADD_SIGNATURE = "slow_add(float32*, float32*, float32*, int32, int32; blockIdx.x, threadIdx.x)"
-
-KERNELS = {
-    "cpu": (
-        """
-void vadd(const float* a, const float* b, float* c, int n) { for (int i = 0; i < n; ++i) c[i] = a[i] + b[i]; }
-void slow_add(const float* a, const float* b, float* c, int n, int rounds) {
-  for (int i = 0; i < n; ++i) {
-    volatile float x = a[i];
-    for (int r = 0; r < rounds; ++r) x = x * 0.999f + 0.001f * a[i];
-    c[i] = x + b[i];
-  }
-}
-void spin(int* flag) { volatile int* f = flag; while (f[0] == 0) {} }
-""",
-        [
-            "vadd(float32*, float32*, float32*, int32)",
-            "slow_add(float32*, float32*, float32*, int32, int32)",
-            "spin(int32*)",
-        ],
-    ),
-    "opencl": (
-        """
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-  int i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}
-__kernel void slow_add(__global const float* a, __global const float* b, __global float* c, int n,
-                       int rounds) {
-  int i = get_global_id(0);
-  if (i >= n) return;
-  float x = a[i];
-  for (int r = 0; r < rounds; ++r) x = x * 0.999f + 0.001f * a[i];
-  c[i] = x + b[i];
-}
-__kernel void spin(__global volatile int* flag) { while (flag[0] == 0) {} }
-""",
-        [
-            "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-            SLOW_ADD_SIGNATURE,
-            "spin(int32*; blockIdx.x, threadIdx.x)",
-        ],
-    ),
-    "vulkan": (
-        {
-            "vadd": """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer A { float a[]; };
-layout(std430, binding = 1) readonly buffer B { float b[]; };
-layout(std430, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform Args { int n; };
-void main() { uint i = gl_GlobalInvocationID.x; if (i < n) c[i] = a[i] + b[i]; }
-""",
-            "slow_add": """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer A { float a[]; };
-layout(std430, binding = 1) readonly buffer B { float b[]; };
-layout(std430, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform Args { int n; int rounds; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i >= n) return;
-  float x = a[i];
-  for (int r = 0; r < rounds; ++r) x = x * 0.999 + 0.001 * a[i];
-  c[i] = x + b[i];
-}
-""",
-            "spin": """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) coherent buffer F { int flag[]; };
-void main() { while (flag[0] == 0) {} }
-""",
-        },
-        [
-            "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-            SLOW_ADD_SIGNATURE,
-            "spin(int32*; blockIdx.x, threadIdx.x)",
-        ],
-    ),
-    "webgpu": (
-        {
-            "vadd": """
-override block_x: u32 = 64;
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@group(0) @binding(3) var<uniform> n: i32;
-@compute @workgroup_size(block_x)
-fn vadd(@builtin(global_invocation_id) id: vec3<u32>) {
-  if (i32(id.x) < n) { c[id.x] = a[id.x] + b[id.x]; }
-}
-""",
-            "slow_add": """
-override block_x: u32 = 64;
-struct Args { n: i32, rounds: i32 }
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@group(0) @binding(3) var<uniform> args: Args;
-@compute @workgroup_size(block_x)
-fn slow_add(@builtin(global_invocation_id) id: vec3<u32>) {
-  if (i32(id.x) >= args.n) { return; }
-  var x = a[id.x];
-  for (var r = 0; r < args.rounds; r++) { x = x * 0.999 + 0.001 * a[id.x]; }
-  c[id.x] = x + b[id.x];
-}
-""",
-            "spin": """
-override block_x: u32 = 1;
-@group(0) @binding(0) var<storage, read_write> flag: array<atomic<i32>>;
-@compute @workgroup_size(block_x)
-fn spin() { loop { if (atomicLoad(&flag[0]) != 0) { break; } } }
-""",
-        },
-        [
-            "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-            SLOW_ADD_SIGNATURE,
-            "spin(int32*; blockIdx.x, threadIdx.x)",
-        ],
-    ),
-}
-KINDS = list(KERNELS)
-# Backends whose plugin has native streams (plugin_api.h, ModrtStreamExtension).
-NATIVE_STREAMS = {"opencl", "vulkan", "webgpu"}
 
 
 def launch_params(kind, n):
@@ -330,28 +202,39 @@ def run_child(kind, body, env_extra=None):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=240)
 
 
-def test_spinning_kernel_times_out_and_the_process_exits(kind):
-    r = run_child(
-        kind,
-        """
-        mod["spin"](flag, *spin_params)
-        for wait in (lambda: dev.sync(timeout=0.5), lambda: dev.default_stream.synchronize(timeout=0.2),
-                     lambda: dev.default_stream.record().synchronize(timeout=0.2),
-                     lambda: flag.numpy(timeout=0.2)):
-            try:
-                wait()
-                print("RETURNED")
-            except TimeoutError as e:
-                print("TIMEOUT", e)
-        print("DONE", flush=True)
-        """,
+def assert_waits_time_out_on_a_spin(kind, launch, waits):
+    """In a child: `launch` starts the never-ending spin kernel, then each of
+    `waits` (lambdas) must raise TimeoutError naming it, and the process must
+    exit with status 1 saying that work was still pending."""
+    body = (
+        f"{launch}\n"
+        f"for wait in ({', '.join(waits)},):\n"
+        "    try:\n"
+        "        wait()\n"
+        "        print('RETURNED')\n"
+        "    except TimeoutError as e:\n"
+        "        print('TIMEOUT', e)\n"
+        "print('DONE', flush=True)\n"
     )
-    assert r.returncode == 1, r.stderr
+    r = run_child(kind, body)
     lines = r.stdout.splitlines()
-    assert lines[-1] == "DONE" and len(lines) == 5, r.stdout + r.stderr
-    for line in lines[:4]:
+    assert lines and lines[-1] == "DONE" and len(lines) == len(waits) + 1, r.stdout + r.stderr
+    for line in lines[:-1]:
         assert line.startswith("TIMEOUT") and "spin (grid [1, 1, 1], block [1, 1, 1])" in line, line
-    assert "exiting with work still pending" in r.stderr and "spin" in r.stderr
+    assert r.returncode == 1 and "exiting with work still pending" in r.stderr and "spin" in r.stderr, r.stderr
+
+
+def test_spinning_kernel_times_out_and_the_process_exits(kind):
+    assert_waits_time_out_on_a_spin(
+        kind,
+        'mod["spin"](flag, *spin_params)',
+        [
+            "lambda: dev.sync(timeout=0.5)",
+            "lambda: dev.default_stream.synchronize(timeout=0.2)",
+            "lambda: dev.default_stream.record().synchronize(timeout=0.2)",
+            "lambda: flag.numpy(timeout=0.2)",
+        ],
+    )
 
 
 def test_ctrl_c_interrupts_a_wait(kind):
@@ -504,23 +387,12 @@ def test_device_to_device_copies_on_a_stream(native_kind):
 
 
 def test_a_spinning_kernel_on_a_stream_times_out_naming_it(native_kind):
-    r = run_child(
+    assert_waits_time_out_on_a_spin(
         native_kind,
-        """
-        s = modrt.Stream(dev)
-        mod["spin"](flag, *spin_params, stream=s)
-        for wait in (lambda: s.synchronize(timeout=0.3), lambda: s.record().synchronize(timeout=0.3),
-                     lambda: dev.sync(timeout=0.3)):
-            try:
-                wait()
-                print("RETURNED")
-            except TimeoutError as e:
-                print("TIMEOUT", e)
-        print("DONE", flush=True)
-        """,
+        's = modrt.Stream(dev)\nmod["spin"](flag, *spin_params, stream=s)',
+        [
+            "lambda: s.synchronize(timeout=0.3)",
+            "lambda: s.record().synchronize(timeout=0.3)",
+            "lambda: dev.sync(timeout=0.3)",
+        ],
     )
-    lines = r.stdout.splitlines()
-    assert lines and lines[-1] == "DONE" and len(lines) == 4, r.stdout + r.stderr
-    for line in lines[:3]:
-        assert line.startswith("TIMEOUT") and "spin (grid [1, 1, 1], block [1, 1, 1])" in line, line
-    assert r.returncode == 1 and "exiting with work still pending" in r.stderr, r.stderr

@@ -4,15 +4,13 @@ the launch marshalling -- the kernel parameter bytes, grid and block from the
 launch tags, dynamic shared memory -- as the driver receives them. No kernel
 runs; tools/gpu runs the same kernels on a real GPU."""
 
-import ctypes
-import json
-import os
 import struct
 
 import cuda_testing
 import numpy as np
 import pytest
 from corpus_run import kernel_source
+from cuda_testing import DriverLog
 
 import modrt
 import modrt_testing
@@ -32,23 +30,6 @@ SIGNATURES = cuda_testing.SIGNATURES + [
     "scalars(float32*, float32, int64, float64, int8, int16)",
     "tile(float32*, int32; blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y)",
 ]
-
-
-class DriverLog:
-    """What the test double recorded (the same loaded library as the runtime's)."""
-
-    def __init__(self) -> None:
-        path = os.path.abspath(os.environ["MODRT_CUDA_DRIVER_LIBRARY"])
-        assert os.path.basename(path) == "libcuda_test_double.so"
-        self.lib = ctypes.CDLL(path)
-        self.lib.modrt_cuda_test_double_log.restype = ctypes.c_char_p
-
-    def reset(self) -> None:
-        self.lib.modrt_cuda_test_double_reset()
-
-    def calls(self, name: str) -> list[dict]:
-        lines = self.lib.modrt_cuda_test_double_log().decode().splitlines()
-        return [entry for entry in map(json.loads, lines) if entry["call"] == name]
 
 
 @pytest.fixture(scope="module")

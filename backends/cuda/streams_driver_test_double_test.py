@@ -8,52 +8,18 @@ same features on a real GPU."""
 
 from __future__ import annotations
 
-import ctypes
-import json
-import os
-
 import numpy as np
 import pytest
+from cuda_testing import KERNELS, SIGNATURES, DriverLog
 
 import modrt
 
-KERNELS = r"""
-extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-"""
-SIGNATURES = ["vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"]
 N = 256
 
 CU_STREAM_NON_BLOCKING = 1
 CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1
 CUDA_ERROR_OUT_OF_MEMORY = 2
 CUDA_ERROR_ILLEGAL_ADDRESS = 700
-
-
-class DriverLog:
-    """What the test double recorded (the same loaded library as the runtime's)."""
-
-    def __init__(self) -> None:
-        path = os.path.abspath(os.environ["MODRT_CUDA_DRIVER_LIBRARY"])
-        assert os.path.basename(path) == "libcuda_test_double.so"
-        self.lib = ctypes.CDLL(path)
-        self.lib.modrt_cuda_test_double_log.restype = ctypes.c_char_p
-        self.lib.modrt_cuda_test_double_fail_next.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
-
-    def reset(self) -> None:
-        self.lib.modrt_cuda_test_double_reset()
-
-    def entries(self) -> list[dict]:
-        return [json.loads(line) for line in self.lib.modrt_cuda_test_double_log().decode().splitlines()]
-
-    def calls(self, name: str) -> list[dict]:
-        return [entry for entry in self.entries() if entry["call"] == name]
-
-    def fail_next(self, call: str, code: int, times: int = 1) -> None:
-        """The next `times` calls of `call` into the double return `code`."""
-        self.lib.modrt_cuda_test_double_fail_next(call.encode(), code, times)
 
 
 @pytest.fixture(scope="module")

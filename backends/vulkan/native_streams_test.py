@@ -10,34 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from device_layer_kernels import KERNELS, SLOW_ADD_SIGNATURE
 
 import modrt
 
+SHARED = KERNELS["vulkan"][0]  # the device-layer tests' vadd and slow_add
 SOURCE = {
-    "vadd": """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer A { float a[]; };
-layout(std430, binding = 1) readonly buffer B { float b[]; };
-layout(std430, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform Args { int n; };
-void main() { uint i = gl_GlobalInvocationID.x; if (i < n) c[i] = a[i] + b[i]; }
-""",
-    # c = a + b after `rounds` rounds of busy work per item: long enough that
-    # a reader on another stream without a wait would see it unfinished.
-    "slow_add": """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer A { float a[]; };
-layout(std430, binding = 1) readonly buffer B { float b[]; };
-layout(std430, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform Args { int n; int rounds; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i >= n) return;
-  float x = a[i];
-  for (int r = 0; r < rounds; ++r) x = x * 0.999 + 0.001 * a[i];
-  c[i] = x + b[i];
-}
-""",
+    "vadd": SHARED["vadd"],
+    "slow_add": SHARED["slow_add"],
     # y += 1: replays that run twice leave twice the change.
     "inc": """#version 450
 layout(local_size_x_id = 0) in;
@@ -48,7 +28,7 @@ void main() { uint i = gl_GlobalInvocationID.x; if (i < n) y[i] += 1.0; }
 }
 SIGNATURES = [
     "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-    "slow_add(float32*, float32*, float32*, int32, int32; blockIdx.x, threadIdx.x)",
+    SLOW_ADD_SIGNATURE,
     "inc(float32*, int32; blockIdx.x, threadIdx.x)",
 ]
 N = 4096

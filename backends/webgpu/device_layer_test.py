@@ -12,21 +12,12 @@ import textwrap
 
 import numpy as np
 import pytest
+from device_layer_kernels import KERNELS
 
 import modrt
 
 BLOCK = 64
-VADD = """
-override block_x: u32 = 64;
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@group(0) @binding(3) var<uniform> n: i32;
-@compute @workgroup_size(block_x)
-fn vadd(@builtin(global_invocation_id) id: vec3<u32>) {
-  if (i32(id.x) < n) { c[id.x] = a[id.x] + b[id.x]; }
-}
-"""
+VADD = KERNELS["webgpu"][0]["vadd"]  # the device-layer tests'
 # y += alpha * x: each launch's scalar is its own (a uniform slot per launch).
 AXPY = """
 override block_x: u32 = 64;
