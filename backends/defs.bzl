@@ -4,7 +4,7 @@ load("@bazel_skylib//lib:selects.bzl", "selects")
 load("@bazel_skylib//rules:write_file.bzl", "write_file")
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library")
 load("@rules_python//python:defs.bzl", "py_library")
-load("//tools:build_defs.bzl", "MODRT_COPTS", "modrt_py_test")
+load("//tools:build_defs.bzl", "MODRT_COPTS", "modrt_py_tests")
 load("//tools/gpu:portable.bzl", "PORTABLE_DEPS")
 
 # Loadable only inside modrt: its labels name modrt's own packages.
@@ -293,7 +293,7 @@ def modrt_backend(
 def modrt_backend_tests(backend, tests):
     """Declares a backend package's pytest targets, all the same way.
 
-    Each runs its sources under pytest (modrt_py_test) with //tests:support
+    Each runs its sources under pytest (modrt_py_tests) with //tests:support
     importable, and is "small" unless its attributes say otherwise. A test
     needs the backend's runtime unless it says "needs_runtime": False; one that
     needs it is incompatible (so `bazel test //...` skips it) where the runtime
@@ -309,19 +309,14 @@ def modrt_backend_tests(backend, tests):
         other attribute ("size", "data", "env", "tags", "exec_properties")
         goes to the py_test as given.
     """
+    declared = {}
     for name, given in tests.items():
         attrs = dict(given)
         needs_runtime = attrs.pop("needs_runtime", True)
-        srcs = attrs.pop("srcs", [name + ".py"])
-        env = dict(attrs.pop("env", {}))
         if name == "runtime_contract_test":
-            srcs = ["//backends:runtime_contract_test.py"]
-            env["MODRT_CONTRACT_BACKEND"] = backend
-        modrt_py_test(
-            name = name,
-            srcs = srcs,
-            env = env,
-            deps = ["//tests:support"] + attrs.pop("deps", []),
-            target_compatible_with = only_when_selected(backend) if needs_runtime else [],
-            **attrs
-        )
+            attrs["srcs"] = ["//backends:runtime_contract_test.py"]
+            attrs["env"] = dict(attrs.get("env", {}), MODRT_CONTRACT_BACKEND = backend)
+        attrs["deps"] = ["//tests:support"] + attrs.get("deps", [])
+        attrs["target_compatible_with"] = only_when_selected(backend) if needs_runtime else []
+        declared[name] = attrs
+    modrt_py_tests(declared)

@@ -1,4 +1,4 @@
-"""Shared build settings and the pytest test macro."""
+"""Shared build settings and the pytest test macros."""
 
 load("@rules_python//python:defs.bzl", "py_test")
 
@@ -35,3 +35,15 @@ def modrt_py_test(name, srcs, deps = [], data = [], **kwargs):
         data = data,
         **kwargs
     )
+
+def modrt_py_tests(tests):
+    """One modrt_py_test per entry of `tests`, all declared the same way.
+
+    Args:
+      tests: {test name: attributes}. "srcs" defaults to [name + ".py"]; every
+        other attribute goes to modrt_py_test as given.
+    """
+    for name, given in tests.items():
+        attrs = dict(given)
+        srcs = attrs.pop("srcs", [name + ".py"])
+        modrt_py_test(name = name, srcs = srcs, **attrs)
