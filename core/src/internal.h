@@ -2,10 +2,13 @@
 #ifndef MODRT_CORE_SRC_INTERNAL_H_
 #define MODRT_CORE_SRC_INTERNAL_H_
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 #include "modrt/abi/plugin_api.h"
+#include "modrt/core/device.h"
 #include "modrt/core/function.h"
 #include "modrt/core/payload.h"
 
@@ -17,17 +20,41 @@ void SetTypedError(int32_t code, const char* message);
 int32_t LastErrorCode();
 const char* LastErrorMessage();
 
-// A plugin device API's native queues (plugin_api.h: ModrtStreamExtension,
-// and ModrtGraphExtension when it records graphs). Null when the device API
-// has no stream extension (the cpu, a plugin of ABI 1.0): the core then
-// emulates streams (stream.h).
-class DeviceAPI;
-struct NativeQueues {
-  void* self;
-  const ModrtStreamExtension* streams;
-  const ModrtGraphExtension* graphs;  // null when the plugin records no graphs
-};
+// The native queues of a device API (device.h); null when it has none.
 const NativeQueues* NativeQueuesOf(DeviceAPI* api);
+
+// A call into a C table (a plugin's, or the core's cpu device) failed:
+// throws the error it reported.
+inline void CheckTableCall(int status) {
+  if (status != 0) ThrowLastError();
+}
+
+// Copies a plugin's table into a zeroed one of this core's layout: fields
+// past the plugin's struct_size (an older minor) stay null, fields past ours
+// (a newer minor) are not read.
+template <typename Table>
+Table CopyTable(const Table* given, size_t min_size, const char* what) {
+  if (given == nullptr) Fail("ValueError", "null ", what);
+  if (given->struct_size < min_size) {
+    Fail("ValueError", what, " is ", given->struct_size, " bytes, smaller than plugin ABI ",
+         MODRT_PLUGIN_ABI_MAJOR, ".0's ", min_size);
+  }
+  Table table{};
+  std::memcpy(&table, given, std::min(given->struct_size, sizeof(Table)));
+  table.struct_size = sizeof(Table);
+  return table;
+}
+
+// The function table every plugin is given (plugin.cc).
+const ModrtCoreApi& CoreApi();
+
+// A device's memory pool (memory_pool.cc): stream-ordered reuse of freed blocks.
+void* PoolAlloc(DeviceAPI* api, DLDevice device, size_t nbytes);
+void PoolFree(DLDevice device, void* ptr, size_t nbytes) noexcept;
+
+// Waits (without a bound: callers from Python waited with one first) until
+// the device's streams are complete, so host memory sees their results.
+void WaitForStreams(DLDevice device);
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
 void LoadPlugin(const std::string& path);

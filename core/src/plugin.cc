@@ -1,20 +1,12 @@
 // The core's side of the plugin ABI (plugin_api.h, docs/C_ABI.md): the
-// function table every plugin gets, the adapters that turn a plugin's C
-// tables into the core's device APIs and modules, and the loader (dlopen,
-// table and version checks, registration). Every failure is an error naming
-// the file and the reason; nothing here may crash on a bad file or table.
-#include <dlfcn.h>
-#include <sys/stat.h>
-
-#include <algorithm>
+// function table every plugin gets, and the plugin modules (a plugin's module
+// vtable behind the core's module object). A plugin's device table is held
+// as it is (device_api.cc). plugin_loader.cc loads the plugins.
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <set>
 #include <string>
 #include <utility>
 
-#include "elf_check.h"
 #include "internal.h"
 #include "modrt/abi/c_api.h"
 #include "modrt/abi/plugin_api.h"
@@ -37,27 +29,6 @@ void ThrowLastError() {
 }
 
 namespace {
-
-// A plugin's call failed: rethrow what it reported.
-void CheckPluginCall(int status) {
-  if (status != 0) ThrowLastError();
-}
-
-// Copies a plugin's table into a zeroed one of this core's layout: fields
-// past the plugin's struct_size (an older minor) stay null, fields past ours
-// (a newer minor) are not read.
-template <typename Table>
-Table CopyTable(const Table* given, size_t min_size, const char* what) {
-  if (given == nullptr) Fail("ValueError", "null ", what);
-  if (given->struct_size < min_size) {
-    Fail("ValueError", what, " is ", given->struct_size, " bytes, smaller than plugin ABI ",
-         MODRT_PLUGIN_ABI_MAJOR, ".0's ", min_size);
-  }
-  Table table{};
-  std::memcpy(&table, given, std::min(given->struct_size, sizeof(Table)));
-  table.struct_size = sizeof(Table);
-  return table;
-}
 
 void Require(const void* fn, const char* what, const char* field) {
   if (fn == nullptr) Fail("ValueError", what, " has no ", field, " function");
@@ -86,109 +57,6 @@ std::string TakeString(ModrtObjectHandle out, const char* what) {
   return static_cast<BytesObj*>(obj.get())->data();
 }
 
-// A plugin's device API, as the core's DeviceAPI.
-class PluginDeviceAPI final : public DeviceAPI {
- public:
-  explicit PluginDeviceAPI(const ModrtDeviceApi& table) : t_(table) {
-    native_.self = t_.self;
-    native_.streams = Streams(t_);
-    native_.graphs = native_.streams ? Graphs(t_) : nullptr;
-  }
-  const NativeQueues* native() const { return native_.streams ? &native_ : nullptr; }
-  int DeviceCount() override {
-    int32_t n = 0;
-    CheckPluginCall(t_.device_count(t_.self, &n));
-    return n;
-  }
-  std::string UnavailableReason() override {
-    ModrtObjectHandle out = nullptr;
-    CheckPluginCall(t_.unavailable_reason(t_.self, &out));
-    return TakeString(out, "unavailable_reason");
-  }
-  void GetAttr(int device_id, std::string_view name, Ret* ret) override {
-    ModrtValue value{};
-    value.type_code = kModrtNone;
-    CheckPluginCall(t_.get_attr(t_.self, device_id, std::string(name).c_str(), &value));
-    ret->Adopt(value);
-  }
-  void* Alloc(int device_id, size_t nbytes) override {
-    void* out = nullptr;
-    CheckPluginCall(t_.alloc(t_.self, device_id, nbytes, &out));
-    return out;
-  }
-  void Free(int device_id, void* ptr) override {
-    CheckPluginCall(t_.free(t_.self, device_id, ptr));
-  }
-  void CopyFromHost(const void* src, DLTensor* tensor, size_t nbytes) override {
-    CheckPluginCall(t_.copy_from_host(t_.self, src, tensor, nbytes));
-  }
-  void CopyToHost(const DLTensor* tensor, void* dst, size_t nbytes) override {
-    CheckPluginCall(t_.copy_to_host(t_.self, tensor, dst, nbytes));
-  }
-  void Sync(int device_id) override { CheckPluginCall(t_.sync(t_.self, device_id)); }
-  bool CopyRange(const void* src, DLTensor* dst, size_t offset, size_t nbytes) override {
-    if (ranged_ == nullptr) return false;
-    CheckPluginCall(ranged_->copy_from_host_range(t_.self, src, dst, offset, nbytes));
-    return true;
-  }
-  bool CopyRange(const DLTensor* src, size_t offset, void* dst, size_t nbytes) override {
-    if (ranged_ == nullptr) return false;
-    CheckPluginCall(ranged_->copy_to_host_range(t_.self, src, offset, dst, nbytes));
-    return true;
-  }
-
- private:
-  // The optional tables of ABI 1.1 that this core reads.
-  static const ModrtRangedCopyExtension* RangedCopy(const ModrtDeviceApi& t) {
-    const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionRangedCopy);
-    if (e == nullptr || e->struct_size < sizeof(ModrtRangedCopyExtension)) return nullptr;
-    const auto* r = reinterpret_cast<const ModrtRangedCopyExtension*>(e);
-    return r->copy_from_host_range != nullptr && r->copy_to_host_range != nullptr ? r : nullptr;
-  }
-
-  // Used only when complete: every function of the table set.
-  static const ModrtStreamExtension* Streams(const ModrtDeviceApi& t) {
-    const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionStreams);
-    if (e == nullptr || e->struct_size < sizeof(ModrtStreamExtension)) return nullptr;
-    const auto* x = reinterpret_cast<const ModrtStreamExtension*>(e);
-    const void* fns[] = {reinterpret_cast<const void*>(x->stream_create),
-                         reinterpret_cast<const void*>(x->stream_destroy),
-                         reinterpret_cast<const void*>(x->stream_synchronize),
-                         reinterpret_cast<const void*>(x->event_record),
-                         reinterpret_cast<const void*>(x->event_query),
-                         reinterpret_cast<const void*>(x->event_synchronize),
-                         reinterpret_cast<const void*>(x->event_elapsed_ms),
-                         reinterpret_cast<const void*>(x->event_destroy),
-                         reinterpret_cast<const void*>(x->stream_wait_event),
-                         reinterpret_cast<const void*>(x->copy_from_host_async),
-                         reinterpret_cast<const void*>(x->copy_to_host_async),
-                         reinterpret_cast<const void*>(x->copy_device_to_device)};
-    for (const void* f : fns) {
-      if (f == nullptr) return nullptr;
-    }
-    return x;
-  }
-  static const ModrtGraphExtension* Graphs(const ModrtDeviceApi& t) {
-    const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionGraphs);
-    if (e == nullptr || e->struct_size < sizeof(ModrtGraphExtension)) return nullptr;
-    const auto* x = reinterpret_cast<const ModrtGraphExtension*>(e);
-    return x->graph_begin && x->graph_end && x->graph_launch && x->graph_destroy ? x : nullptr;
-  }
-
-  const ModrtDeviceApi t_;
-  const ModrtRangedCopyExtension* ranged_ = RangedCopy(t_);
-  NativeQueues native_{};
-};
-
-}  // namespace
-
-const NativeQueues* NativeQueuesOf(DeviceAPI* api) {
-  auto* plugin = dynamic_cast<PluginDeviceAPI*>(api);
-  return plugin ? plugin->native() : nullptr;
-}
-
-namespace {
-
 // The plugin side of a module: its vtable (as given, to recognise it, and
 // as copied) and `self`, destroyed with the module.
 class PluginPart {
@@ -208,7 +76,7 @@ class PluginPart {
  protected:
   Ref<FunctionObj> PluginFunction(const std::string& name) {
     ModrtObjectHandle out = nullptr;
-    CheckPluginCall(t_.get_function(self_, name.c_str(), &out));
+    CheckTableCall(t_.get_function(self_, name.c_str(), &out));
     return TakeFunction(out, "the plugin module's get_function");
   }
   const ModrtModuleVTable& table() const { return t_; }
@@ -246,12 +114,12 @@ class PluginModule final : public ModuleObj, public PluginPart {
   Ref<FunctionObj> GetFunction(const std::string& name) override { return PluginFunction(name); }
   std::string SaveToBytes() const override {
     ModrtObjectHandle out = nullptr;
-    CheckPluginCall(table().save_to_bytes(self(), &out));
+    CheckTableCall(table().save_to_bytes(self(), &out));
     return TakeString(out, "the plugin module's save_to_bytes");
   }
   std::vector<std::string> FunctionNames() const override {
     ModrtObjectHandle out = nullptr;
-    CheckPluginCall(table().function_names(self(), &out));
+    CheckTableCall(table().function_names(self(), &out));
     std::string joined = TakeString(out, "the plugin module's function_names");
     std::vector<std::string> names;
     size_t start = 0;
@@ -277,7 +145,7 @@ int CoreRegisterModuleFactory(const char* name, ModrtModuleCreateFunc create, vo
     if (create == nullptr) Fail("ValueError", "null module factory for backend ", backend.name);
     RegisterRuntimeModule(backend, [&backend, create, ctx](Ref<PayloadObj> payload) {
       ModrtObjectHandle out = nullptr;
-      CheckPluginCall(create(ctx, payload.get(), &out));
+      CheckTableCall(create(ctx, payload.get(), &out));
       Ref<Object> module = Ref<Object>::Adopt(static_cast<Object*>(out));
       if (!module || module->type_index() != kModrtObjModule ||
           static_cast<ModuleObj*>(module.get())->kind() != backend.name) {
@@ -291,20 +159,8 @@ int CoreRegisterModuleFactory(const char* name, ModrtModuleCreateFunc create, vo
 
 int CoreRegisterDeviceApi(const char* name, const ModrtDeviceApi* api) {
   return GuardCall([&] {
-    const std::string backend_name = name ? name : "";
-    const BackendInfo& backend = GetBackend(backend_name);
-    ModrtDeviceApi table = CopyTable(api, MODRT_DEVICE_API_MIN_SIZE, "device API table");
-    const char* what = "the device API table";
-    Require(reinterpret_cast<const void*>(table.device_count), what, "device_count");
-    Require(reinterpret_cast<const void*>(table.unavailable_reason), what, "unavailable_reason");
-    Require(reinterpret_cast<const void*>(table.get_attr), what, "get_attr");
-    Require(reinterpret_cast<const void*>(table.alloc), what, "alloc");
-    Require(reinterpret_cast<const void*>(table.free), what, "free");
-    Require(reinterpret_cast<const void*>(table.copy_from_host), what, "copy_from_host");
-    Require(reinterpret_cast<const void*>(table.copy_to_host), what, "copy_to_host");
-    Require(reinterpret_cast<const void*>(table.sync), what, "sync");
-    // Device APIs live for the process, like the plugin.
-    RegisterDeviceAPI(backend.name, std::make_unique<PluginDeviceAPI>(table).release());
+    const BackendInfo& backend = GetBackend(name ? name : "");
+    RegisterDeviceAPI(backend.name, CopyTable(api, MODRT_DEVICE_API_MIN_SIZE, "device API table"));
   });
 }
 
@@ -445,6 +301,8 @@ int CoreCurrentStream(int32_t device_type, int32_t device_id, void** out) {
   });
 }
 
+}  // namespace
+
 const ModrtCoreApi& CoreApi() {
   static const ModrtCoreApi api = {
       sizeof(ModrtCoreApi),
@@ -483,93 +341,4 @@ const ModrtCoreApi& CoreApi() {
   return api;
 }
 
-std::string Version(int32_t major, int32_t minor) { return StrCat(major, ".", minor); }
-
-// Checks a plugin's table; the reason it is refused, or "".
-std::string RefusalOf(const ModrtPluginApi* api) {
-  if (api == nullptr) return "its modrt_plugin_init returned no plugin table";
-  if (api->struct_size < MODRT_PLUGIN_API_MIN_SIZE) {
-    return StrCat("its plugin table is ", api->struct_size, " bytes, smaller than plugin ABI ",
-                  MODRT_PLUGIN_ABI_MAJOR, ".0's ", MODRT_PLUGIN_API_MIN_SIZE);
-  }
-  if (api->abi_major != MODRT_PLUGIN_ABI_MAJOR) {
-    return StrCat("it was built for modrt plugin ABI ", Version(api->abi_major, api->abi_minor),
-                  ", but this libmodrt_runtime.so implements plugin ABI ",
-                  Version(MODRT_PLUGIN_ABI_MAJOR, MODRT_PLUGIN_ABI_MINOR),
-                  " (the major versions must match); rebuild the backend against this core");
-  }
-  if (api->register_plugin == nullptr) return "its plugin table has no register_plugin function";
-  return "";
-}
-
-}  // namespace
-
-// "<file name> <problem> (backend library in <directory>)": the name first,
-// the one thing to act on, kept when a table shortens the line.
-std::string PluginProblem(const std::string& path, const std::string& problem) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return StrCat(path, " ", problem, " (backend library)");
-  return StrCat(path.substr(slash + 1), " ", problem, " (backend library in ",
-                slash == 0 ? "/" : path.substr(0, slash), ")");
-}
-
-void LoadPlugin(const std::string& path) {
-  static std::mutex mu;
-  // Files already loaded, by (device, inode): the same plugin reached through
-  // another path (a symlink, a hard link) is not initialised twice.
-  static std::set<std::pair<dev_t, ino_t>> loaded;
-  std::lock_guard lock(mu);
-
-  struct stat st{};
-  if (path.empty() || stat(path.c_str(), &st) != 0) {
-    Fail("FileNotFoundError", PluginProblem(path, "does not exist"));
-  }
-  if (loaded.count({st.st_dev, st.st_ino})) return;
-  if (!S_ISREG(st.st_mode)) Fail("ValueError", PluginProblem(path, "is not a regular file"));
-  if (st.st_size == 0) Fail("ValueError", PluginProblem(path, "is empty"));
-  std::string damage = ElfFileProblem(path);
-  if (!damage.empty()) Fail("ImportError", PluginProblem(path, "refused before dlopen: " + damage));
-
-  // RTLD_LOCAL: plugins reach the core through its table, not symbols.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* why = dlerror();
-    Fail("ImportError",
-         PluginProblem(path, StrCat("cannot be loaded: ", why ? why : "unknown dlopen error")));
-  }
-  // From here on the library stays mapped: if it registered anything, those
-  // functions point into it.
-  auto init = reinterpret_cast<ModrtPluginInitFunc>(dlsym(handle, MODRT_PLUGIN_INIT_SYMBOL));
-  if (init == nullptr) {
-    Fail("ImportError", PluginProblem(path, StrCat("is not a modrt plugin: it does not export ",
-                                                   MODRT_PLUGIN_INIT_SYMBOL)));
-  }
-  const ModrtPluginApi* api = init(&CoreApi());
-  std::string refusal = RefusalOf(api);
-  if (!refusal.empty()) Fail("ImportError", PluginProblem(path, "refused: " + refusal));
-  ModrtPluginApi table = CopyTable(api, MODRT_PLUGIN_API_MIN_SIZE, "plugin table");
-  if (table.register_plugin() != 0) {
-    Fail("ImportError", PluginProblem(path, StrCat("failed to initialize: ", ModrtGetLastError())));
-  }
-  loaded.insert({st.st_dev, st.st_ino});
-}
-
-namespace {
-
-// The same check for the loads Python makes itself (libmodrt_compiler.so through ctypes).
-MODRT_STATIC_INIT([] {
-  RegisterGlobal("elf.file_problem", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "elf.file_problem");
-    r->SetStr(ElfFileProblem(std::string(a.Str(0))));
-  });
-  // elf.shared_object_problem(image, display_name, elf_class, machine, machine_name): the
-  // one check of a device shared object, for runtimes (Hexagon) and their codegen.
-  RegisterGlobal("elf.shared_object_problem", [](const Args& a, Ret* r) {
-    a.ExpectCount(5, "elf.shared_object_problem");
-    r->SetStr(ElfSharedObjectProblem(a.Bytes(0), std::string(a.Str(1)), static_cast<int>(a.Int(2)),
-                                     static_cast<int>(a.Int(3)), std::string(a.Str(4))));
-  });
-});
-
-}  // namespace
 }  // namespace modrt

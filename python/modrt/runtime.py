@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 
 from . import _ffi, streams
 from ._ffi import call
@@ -42,6 +43,13 @@ def device_kinds() -> dict[str, int]:
         if device_type >= 0:
             kinds[name] = device_type
     return kinds
+
+
+@functools.cache
+def device_attribute_names() -> tuple[str, ...]:
+    """The names of the well-known device attributes, in the order of the C
+    enum ModrtDeviceAttr (plugin_api.h); any other name is a backend's own."""
+    return tuple(call("device.attribute_names").splitlines())
 
 
 class Device:
@@ -114,6 +122,36 @@ class Device:
     @property
     def multi_processor_count(self) -> int | None:
         return self.attr("multi_processor_count")
+
+    # The well-known attributes (plugin ABI 1.1's ModrtDeviceAttr): one name
+    # and one type each, answered by every backend (typed where its plugin has
+    # the extension, by name from an ABI 1.0 plugin).
+    @property
+    def vendor(self) -> str | None:
+        return self.attr("vendor")
+
+    @property
+    def total_memory(self) -> int | None:
+        """Bytes of device memory (the attribute `global_memory`)."""
+        return self.attr("global_memory")
+
+    @property
+    def max_alloc_size(self) -> int | None:
+        """Bytes one allocation may hold."""
+        return self.attr("max_alloc_size")
+
+    @property
+    def max_block_dims(self) -> tuple[int | None, int | None, int | None]:
+        return tuple(self.attr(f"max_block_dim_{axis}") for axis in "xyz")  # type: ignore[return-value]
+
+    @property
+    def max_grid_dims(self) -> tuple[int | None, int | None, int | None]:
+        return tuple(self.attr(f"max_grid_dim_{axis}") for axis in "xyz")  # type: ignore[return-value]
+
+    def attributes(self) -> dict[str, Any]:
+        """Every well-known attribute the backend reports, by name."""
+        values = {name: self.attr(name) for name in device_attribute_names()}
+        return {name: value for name, value in values.items() if value is not None}
 
     def sync(self, timeout: float | None = None) -> None:
         """Waits until the device finished every launch (TimeoutError after

@@ -1,6 +1,7 @@
 // An out-of-tree backend for the entry-point tests: device kind "acme" on
 // DLPack's kDLExtDev, two devices whose memory is host memory. It is built
-// against modrt's plugin headers only, as a third-party backend would be.
+// against modrt's plugin headers only, as a third-party backend would be, and
+// against the frozen ABI 1.0 headers (//tests/abi:frozen_1_0_acme_plugin.so).
 #include <cstdlib>
 #include <cstring>
 
@@ -17,6 +18,9 @@ class AcmeTestDeviceAPI final : public DeviceAPI {
   void GetAttr(int device_id, std::string_view name, Ret* ret) override {
     if (name == "name") ret->SetStr(StrCat("acme", device_id));
     if (name == "cores") ret->SetInt(8 << device_id);
+    if (name == "max_threads_per_block") ret->SetInt(256);
+    // A well-known attribute in the wrong type, which the core refuses.
+    if (name == "vendor" && device_id == 0) ret->SetInt(1);
   }
   void* Alloc(int, size_t nbytes) override { return std::malloc(nbytes == 0 ? 1 : nbytes); }
   void Free(int, void* ptr) override { std::free(ptr); }

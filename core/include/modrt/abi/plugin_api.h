@@ -87,6 +87,8 @@ typedef enum {
   kModrtExtensionStreams = 2,
   /* ModrtGraphExtension, on a device API's chain (needs kModrtExtensionStreams). */
   kModrtExtensionGraphs = 3,
+  /* ModrtDeviceAttributeExtension, on a device API's chain. */
+  kModrtExtensionDeviceAttributes = 4,
 } ModrtExtensionType;
 
 /* The two payload shapes (docs/C_ABI.md). */
@@ -209,6 +211,72 @@ typedef struct {
   int (*graph_launch)(void* self, int32_t device_id, void* graph, void* stream);
   int (*graph_destroy)(void* self, int32_t device_id, void* graph);
 } ModrtGraphExtension;
+
+/* ------------------------------------------------------------------------ */
+/* Device attributes, typed (ABI 1.1, optional). The well-known attributes
+ * are an enum; each has one name (what ABI 1.0's get_attr takes and
+ * modrt.Device.attr reads) and one value type. A device API with
+ * ModrtDeviceAttributeExtension on its chain answers them by enum; the core
+ * asks one without it (an ABI 1.0 plugin) by name through get_attr, which
+ * stays the path for a backend's own named attributes. */
+typedef enum {
+  kModrtDeviceAttrName = 1,                    /* str: the device's name */
+  kModrtDeviceAttrVendor = 2,                  /* str */
+  kModrtDeviceAttrComputeVersion = 3,          /* str: "8.6", an API version, ... */
+  kModrtDeviceAttrComputeUnits = 4,            /* int: SMs, CUs, cores */
+  kModrtDeviceAttrMaxThreadsPerBlock = 5,      /* int: per block / workgroup */
+  kModrtDeviceAttrMaxSharedMemoryPerBlock = 6, /* int: bytes of shared / local memory */
+  kModrtDeviceAttrWarpSize = 7,                /* int: warp, wavefront or subgroup size */
+  kModrtDeviceAttrTotalMemory = 8,             /* int: bytes of device memory */
+  kModrtDeviceAttrMaxAllocSize = 9,            /* int: bytes of one allocation */
+  kModrtDeviceAttrMaxBlockDimX = 10,           /* int */
+  kModrtDeviceAttrMaxBlockDimY = 11,           /* int */
+  kModrtDeviceAttrMaxBlockDimZ = 12,           /* int */
+  kModrtDeviceAttrMaxGridDimX = 13,            /* int: blocks / workgroups per dispatch */
+  kModrtDeviceAttrMaxGridDimY = 14,            /* int */
+  kModrtDeviceAttrMaxGridDimZ = 15,            /* int */
+} ModrtDeviceAttr;
+
+#define MODRT_DEVICE_ATTR_FIRST kModrtDeviceAttrName
+#define MODRT_DEVICE_ATTR_LAST kModrtDeviceAttrMaxGridDimZ
+
+/* The name and value type of a well-known attribute; NULL for a value this
+ * header does not know (a newer minor's). */
+typedef struct {
+  const char* name;
+  int32_t is_string; /* 1: a string object; 0: kModrtInt */
+} ModrtDeviceAttrInfo;
+
+static inline const ModrtDeviceAttrInfo* ModrtDeviceAttrInfoOf(int32_t attr) {
+  static const ModrtDeviceAttrInfo kInfo[] = {
+      {"name", 1},
+      {"vendor", 1},
+      {"compute_version", 1},
+      {"multi_processor_count", 0},
+      {"max_threads_per_block", 0},
+      {"max_shared_memory_per_block", 0},
+      {"warp_size", 0},
+      {"global_memory", 0},
+      {"max_alloc_size", 0},
+      {"max_block_dim_x", 0},
+      {"max_block_dim_y", 0},
+      {"max_block_dim_z", 0},
+      {"max_grid_dim_x", 0},
+      {"max_grid_dim_y", 0},
+      {"max_grid_dim_z", 0},
+  };
+  if (attr < MODRT_DEVICE_ATTR_FIRST || attr > MODRT_DEVICE_ATTR_LAST) return NULL;
+  return &kInfo[attr - MODRT_DEVICE_ATTR_FIRST];
+}
+
+typedef struct {
+  ModrtExtension base; /* type kModrtExtensionDeviceAttributes */
+  /* Writes attribute `attr` (a ModrtDeviceAttr) to *ret in its type, or
+   * leaves it kModrtNone when the device does not report it or `attr` is
+   * one this plugin does not know (a newer minor's). A string is returned as
+   * a string object (kModrtObject) owned by the caller. */
+  int (*get_attribute)(void* self, int32_t device_id, int32_t attr, ModrtValue* ret);
+} ModrtDeviceAttributeExtension;
 
 /* The extension of `type` on `chain`, or NULL. */
 static inline const ModrtExtension* ModrtFindExtension(const ModrtExtension* chain, int32_t type) {

@@ -12,32 +12,62 @@
 
 namespace modrt {
 
-// One device family (cpu, cuda, opencl, ...). Implementations live for the
-// whole process. Every method but the first two may assume the device exists.
-class MODRT_API DeviceAPI {
- public:
-  virtual ~DeviceAPI() = default;
-  // 0 when the driver or the device is absent; UnavailableReason says why.
-  virtual int DeviceCount() = 0;
-  virtual std::string UnavailableReason() = 0;
-  // Sets `ret` to the attribute's value, or leaves it None when unknown.
-  // Common names: name, max_threads_per_block, warp_size,
-  // max_shared_memory_per_block, compute_version, multi_processor_count.
-  virtual void GetAttr(int device_id, std::string_view name, Ret* ret) = 0;
-  virtual void* Alloc(int device_id, size_t nbytes) = 0;
-  virtual void Free(int device_id, void* ptr) = 0;
-  // Whole-tensor copies; `tensor` lives on this API's device.
-  virtual void CopyFromHost(const void* src, DLTensor* tensor, size_t nbytes) = 0;
-  virtual void CopyToHost(const DLTensor* tensor, void* dst, size_t nbytes) = 0;
-  virtual void Sync(int device_id) = 0;
-  // Copies of part of a tensor (`nbytes` at byte `offset` of its memory);
-  // false when this API has none (the core then stages through host memory).
-  virtual bool CopyRange(const void*, DLTensor*, size_t, size_t) { return false; }
-  virtual bool CopyRange(const DLTensor*, size_t, void*, size_t) { return false; }
+// A device API's native queues (plugin_api.h: ModrtStreamExtension, and
+// ModrtGraphExtension when it records graphs). Absent when the device API
+// has no stream extension (the cpu, a plugin of ABI 1.0): the core then
+// emulates streams (stream.h).
+struct NativeQueues {
+  void* self;
+  const ModrtStreamExtension* streams;
+  const ModrtGraphExtension* graphs;  // null when the plugin records no graphs
 };
 
-// Registers `device_api.<kind>`; `api` must outlive the process.
-MODRT_API void RegisterDeviceAPI(const std::string& kind, DeviceAPI* api);
+// One device family (cpu, cuda, opencl, ...) as the core holds it: the C
+// table (plugin_api.h, ModrtDeviceApi) that its plugin registered, or the
+// core's own for the cpu, with the optional tables of ABI 1.1 this core
+// reads. Each call goes to the table and throws the error the table
+// reported. Lives for the whole process. Every call but the first two may
+// assume the device exists.
+class MODRT_API DeviceAPI {
+ public:
+  // `table` has every function of ABI 1.0 (checked at registration).
+  explicit DeviceAPI(const ModrtDeviceApi& table);
+  DeviceAPI(const DeviceAPI&) = delete;
+  DeviceAPI& operator=(const DeviceAPI&) = delete;
+
+  // 0 when the driver or the device is absent; UnavailableReason says why.
+  int DeviceCount() const;
+  std::string UnavailableReason() const;
+  // Sets `ret` to the attribute's value, or leaves it None when unknown: a
+  // well-known attribute (ModrtDeviceAttr) by enum where the table has the
+  // typed extension, by its name otherwise; any other name by name.
+  void GetAttr(int device_id, std::string_view name, Ret* ret) const;
+  void GetAttr(int device_id, ModrtDeviceAttr attr, Ret* ret) const;
+  void* Alloc(int device_id, size_t nbytes) const;
+  void Free(int device_id, void* ptr) const;
+  // Whole-tensor copies; `tensor` lives on this API's device.
+  void CopyFromHost(const void* src, DLTensor* tensor, size_t nbytes) const;
+  void CopyToHost(const DLTensor* tensor, void* dst, size_t nbytes) const;
+  void Sync(int device_id) const;
+  // Copies of part of a tensor (`nbytes` at byte `offset` of its memory);
+  // false when this API has none (the core then stages through host memory).
+  bool CopyRange(const void* src, DLTensor* dst, size_t offset, size_t nbytes) const;
+  bool CopyRange(const DLTensor* src, size_t offset, void* dst, size_t nbytes) const;
+  // Null when the table has no (complete) stream extension.
+  const NativeQueues* native() const { return native_.streams ? &native_ : nullptr; }
+  // Whether the table answers well-known attributes by enum.
+  bool typed_attributes() const { return attributes_ != nullptr; }
+
+ private:
+  const ModrtDeviceApi t_;
+  const ModrtRangedCopyExtension* const ranged_;
+  const ModrtDeviceAttributeExtension* const attributes_;
+  NativeQueues native_{};
+};
+
+// Registers `device_api.<kind>` for a copy of `table` (its `self` must
+// outlive the process); ValueError when it lacks a function of ABI 1.0.
+MODRT_API void RegisterDeviceAPI(const std::string& kind, const ModrtDeviceApi& table);
 // Throws ValueError naming the kind and what provides it when absent.
 MODRT_API DeviceAPI* GetDeviceAPI(DLDeviceType type);
 // Throws ValueError unless `device` exists, with the backend's reason.

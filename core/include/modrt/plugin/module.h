@@ -1,0 +1,262 @@
+// A plugin's modules: the payload a module is made from, kernel arguments
+// packed by the core, the Module and PayloadModule classes, and the
+// registration of a backend's module factory.
+#ifndef MODRT_PLUGIN_MODULE_H_
+#define MODRT_PLUGIN_MODULE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "modrt/plugin/values.h"
+
+namespace modrt {
+namespace plugin MODRT_PLUGIN_HIDDEN {
+
+struct ArgInfo {
+  DLDataType dtype;
+  bool is_buffer;  // a tensor of `dtype`, passed as its device pointer
+};
+
+// A function's signature, as the payload declares it.
+struct FunctionInfo {
+  std::string name;
+  std::vector<ArgInfo> args;
+  std::vector<std::string> launch_tags;
+  const void* core_info = nullptr;  // the core's description, for KernelArgs::Pack
+
+  // "vadd(float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+  std::string ToString() const {
+    std::string s = name + "(";
+    for (size_t i = 0; i < args.size(); ++i) {
+      s += (i ? ", " : "") + DTypeToString(args[i].dtype) + (args[i].is_buffer ? "*" : "");
+    }
+    for (size_t i = 0; i < launch_tags.size(); ++i) s += (i ? ", " : "; ") + launch_tags[i];
+    return s + ")";
+  }
+};
+
+using FunctionMap = std::map<std::string, FunctionInfo>;
+
+// What a module is made from: the payload the core holds, read once.
+class Payload {
+ public:
+  static Payload FromHandle(ModrtObjectHandle handle) {
+    const ModrtCoreApi& core = Core();
+    Payload p;
+    p.handle_ = ObjectRef::Borrow(handle);
+    ModrtPayloadView view{};
+    view.struct_size = sizeof(view);
+    Check(core.payload_view(handle, &view));
+    p.shape = static_cast<ModrtPayloadShape>(view.shape);
+    p.fmt.assign(view.fmt, view.fmt_size);
+    p.code.assign(view.code, view.code_size);
+    for (int64_t i = 0; i < view.num_functions; ++i) {
+      ModrtFunctionView f{};
+      f.struct_size = sizeof(f);
+      Check(core.payload_function(handle, i, &f));
+      FunctionInfo info;
+      info.name.assign(f.name, f.name_size);
+      info.core_info = f.info;
+      for (int64_t a = 0; a < f.num_args; ++a) {
+        ModrtArgInfo arg{};
+        Check(core.function_arg(f.info, a, &arg));
+        info.args.push_back(ArgInfo{arg.dtype, arg.is_buffer != 0});
+      }
+      for (int64_t t = 0; t < f.num_launch_tags; ++t) {
+        const char* tag = nullptr;
+        Check(core.function_launch_tag(f.info, t, &tag));
+        info.launch_tags.emplace_back(tag);
+      }
+      std::string name = info.name;
+      p.fmap.emplace(std::move(name), std::move(info));
+    }
+    for (int64_t i = 0; i < view.num_shaders; ++i) {
+      const char *name = nullptr, *data = nullptr;
+      size_t name_size = 0, size = 0;
+      Check(core.payload_shader(handle, i, &name, &name_size, &data, &size));
+      p.smap.emplace(std::string(name, name_size), std::string(data, size));
+    }
+    return p;
+  }
+
+  ModrtPayloadShape shape = kModrtSingleBinary;
+  std::string fmt;
+  FunctionMap fmap;
+  std::string code;                         // single-binary
+  std::map<std::string, std::string> smap;  // multi-shader: function -> bytes
+
+  const FunctionInfo& Function(const std::string& name) const {
+    auto it = fmap.find(name);
+    if (it == fmap.end()) Fail("KeyError", "no function '", name, "' in this module");
+    return it->second;
+  }
+  ModrtObjectHandle handle() const { return handle_.get(); }
+
+ private:
+  ObjectRef handle_;
+};
+
+using common::LaunchConfig;
+
+// Kernel arguments marshalled by the core, the same way for every backend
+// (common::KernelArgsBase).
+struct KernelArgs : common::KernelArgsBase {
+  // Checks count, kinds, dtypes, device type and that all buffers share one
+  // device (TypeError / ValueError naming the function and the argument),
+  // then fills the slots.
+  static KernelArgs Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type) {
+    KernelArgs k;
+    k.Fill(info.args.size(), [&](ModrtKernelArgs* c) {
+      Check(Core().kernel_args_pack(info.core_info, args.values(), args.size(), device_type, c));
+    });
+    return k;
+  }
+};
+
+namespace internal {
+struct ModuleAccess;
+}  // namespace internal
+
+// A plugin module: the core's module object owns it and asks it for
+// functions. Modules made without a payload also answer SaveToBytes() and
+// FunctionNames().
+class Module {
+ public:
+  Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  virtual ~Module() = default;
+  // Null when this module has no such function.
+  virtual ObjectRef GetFunction(const std::string& name) = 0;
+  virtual std::string SaveToBytes() const { Fail("RuntimeError", "this module cannot be saved"); }
+  virtual std::vector<std::string> FunctionNames() const { return {}; }
+
+  // The core's module object (borrowed: it owns this).
+  ModrtObjectHandle handle() const { return handle_; }
+
+ private:
+  friend struct internal::ModuleAccess;
+  ModrtObjectHandle handle_ = nullptr;
+};
+
+namespace internal {
+struct ModuleAccess {
+  static void Bind(Module* module, ModrtObjectHandle handle) { module->handle_ = handle; }
+};
+inline Module* Self(void* self) { return static_cast<Module*>(self); }
+inline const ModrtModuleVTable& ModuleVTable() {
+  static const ModrtModuleVTable table = {
+      sizeof(ModrtModuleVTable),
+      [](void* self) { delete Self(self); },
+      [](void* self, const char* name, ModrtObjectHandle* out) {
+        return GuardCall([&] { *out = Self(self)->GetFunction(name).release(); });
+      },
+      [](void* self, ModrtObjectHandle* out) {
+        return GuardCall([&] { *out = MakeBytes(Self(self)->SaveToBytes()).release(); });
+      },
+      [](void* self, ModrtObjectHandle* out) {
+        return GuardCall([&] {
+          std::string joined;
+          for (const std::string& n : Self(self)->FunctionNames()) joined += n + "\n";
+          *out = MakeString(joined).release();
+        });
+      },
+  };
+  return table;
+}
+}  // namespace internal
+
+// The core's module object for `module`: of backend `kind` made from
+// `payload`, or (payload null) a module that saves and names itself.
+inline ObjectRef MakeModule(std::unique_ptr<Module> module, const std::string& kind,
+                            ModrtObjectHandle payload = nullptr) {
+  Module* self = module.release();  // the core owns it from here, also on error
+  ModrtObjectHandle out = nullptr;
+  Check(Core().module_create(&internal::ModuleVTable(), self, kind.c_str(), payload, &out));
+  internal::ModuleAccess::Bind(self, out);
+  return ObjectRef::Adopt(out);
+}
+
+// The plugin module of type T behind a module object; null when the object is
+// not one of this plugin's modules or not a T.
+template <typename T>
+T* ModuleAs(ModrtObjectHandle module) {
+  void* self = nullptr;
+  Check(Core().module_get_self(module, &internal::ModuleVTable(), &self));
+  return self == nullptr ? nullptr : dynamic_cast<T*>(internal::Self(self));
+}
+
+// A device module defined by its payload: the core saves and inspects it
+// (one serializer, so the real module and the fallback save the same bytes).
+class PayloadModule : public Module {
+ public:
+  explicit PayloadModule(Payload payload) : payload_(std::move(payload)) {}
+  const Payload& payload() const { return payload_; }
+
+ protected:
+  // What runtime modules return from GetFunction: a function that calls
+  // `launch(info, index in fmap, args)` and keeps this module alive; null when
+  // the payload has no function `name`.
+  using Launcher = std::function<void(const FunctionInfo& info, size_t index, const Args& args)>;
+  ObjectRef LaunchingFunction(const std::string& name, Launcher launch) {
+    auto it = payload_.fmap.find(name);
+    if (it == payload_.fmap.end()) return nullptr;
+    struct Launching {
+      ObjectRef keep_alive;  // the module object, which owns `info`
+      Launcher launch;
+      const FunctionInfo* info;
+      size_t index;
+    };
+    auto state = std::make_unique<Launching>(
+        Launching{ObjectRef::Borrow(handle()), std::move(launch), &it->second,
+                  static_cast<size_t>(std::distance(payload_.fmap.begin(), it))});
+    ModrtObjectHandle out = nullptr;
+    Check(Core().function_create(
+        [](void* resource, const ModrtValue* args, int32_t num_args, ModrtValue*) {
+          return GuardCall([&] {
+            const auto* s = static_cast<const Launching*>(resource);
+            s->launch(*s->info, s->index, Args(args, num_args));
+          });
+        },
+        state.get(), [](void* resource) { delete static_cast<Launching*>(resource); }, &out));
+    state.release();  // the function object owns it now
+    return ObjectRef::Adopt(out);
+  }
+
+ private:
+  Payload payload_;
+};
+
+// Registers `module.create.<name>` and `module.load_from_bytes.<name>` for
+// backend `identity` (registering the identity too): the core checks each
+// payload against the identity, then `factory` makes the module.
+using ModuleFactory = std::unique_ptr<PayloadModule> (*)(Payload payload);
+inline void RegisterRuntimeModule(const ModrtBackendIdentity& identity, ModuleFactory factory) {
+  RegisterBackend(identity);
+  struct Context {
+    std::string kind;
+    ModuleFactory factory;
+  };
+  // Lives for the process, like the registration that points at it.
+  Context* ctx = std::make_unique<Context>(Context{identity.name, factory}).release();
+  Check(Core().register_module_factory(
+      identity.name,
+      [](void* c, ModrtObjectHandle payload, ModrtObjectHandle* out) {
+        return GuardCall([&] {
+          const auto* context = static_cast<const Context*>(c);
+          *out = MakeModule(context->factory(Payload::FromHandle(payload)), context->kind, payload)
+                     .release();
+        });
+      },
+      ctx));
+}
+
+}  // namespace plugin
+}  // namespace modrt
+
+#endif  // MODRT_PLUGIN_MODULE_H_
