@@ -103,7 +103,7 @@ def test_downstream_module_builds_and_its_tests_pass(downstream):
 def test_internal_targets_are_not_visible_downstream(downstream):
     internal = [
         "@modrt//core:runtime_objects",
-        "@modrt//core:headers",
+        "@modrt//core:internal",
         "@modrt//core:compiler_objects",
         "@modrt//backends:opencl_on",
         "@modrt//tests:support",
