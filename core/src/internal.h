@@ -2,6 +2,7 @@
 #ifndef MODRT_CORE_SRC_INTERNAL_H_
 #define MODRT_CORE_SRC_INTERNAL_H_
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -30,7 +31,8 @@ struct NativeQueues {
 const NativeQueues* NativeQueuesOf(DeviceAPI* api);
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
-void LoadPlugin(const std::string& path);
+// Loads a plugin DSO; it reads `options` (its load-time configuration) while it registers.
+void LoadPlugin(const std::string& path, const std::map<std::string, std::string>& options);
 
 // A multi-shader payload has exactly one shader per function: refuses one
 // whose fmap and smap disagree, naming the function or shader.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -445,6 +446,21 @@ int CoreCurrentStream(int32_t device_type, int32_t device_id, void** out) {
   });
 }
 
+// The load-time configuration of the plugin registering on this thread now
+// (LoadPlugin sets it around register_plugin); null at any other time.
+thread_local const std::map<std::string, std::string>* registering_options = nullptr;
+
+int CoreLoadOption(const char* key, ModrtObjectHandle* out) {
+  return GuardCall([&] {
+    *out = nullptr;
+    if (registering_options == nullptr) {
+      Fail("RuntimeError", "load_option is answered only while a plugin registers (register_plugin)");
+    }
+    auto it = registering_options->find(key ? key : "");
+    if (it != registering_options->end()) *out = MakeObject<BytesObj>(it->second, true).release();
+  });
+}
+
 const ModrtCoreApi& CoreApi() {
   static const ModrtCoreApi api = {
       sizeof(ModrtCoreApi),
@@ -479,6 +495,7 @@ const ModrtCoreApi& CoreApi() {
       &LastErrorCode,
       &LastErrorMessage,
       &CoreCurrentStream,
+      &CoreLoadOption,
   };
   return api;
 }
@@ -513,7 +530,7 @@ std::string PluginProblem(const std::string& path, const std::string& problem) {
                 slash == 0 ? "/" : path.substr(0, slash), ")");
 }
 
-void LoadPlugin(const std::string& path) {
+void LoadPlugin(const std::string& path, const std::map<std::string, std::string>& options) {
   static std::mutex mu;
   // Files already loaded, by (device, inode): the same plugin reached through
   // another path (a symlink, a hard link) is not initialised twice.
@@ -548,7 +565,10 @@ void LoadPlugin(const std::string& path) {
   std::string refusal = RefusalOf(api);
   if (!refusal.empty()) Fail("ImportError", PluginProblem(path, "refused: " + refusal));
   ModrtPluginApi table = CopyTable(api, MODRT_PLUGIN_API_MIN_SIZE, "plugin table");
-  if (table.register_plugin() != 0) {
+  registering_options = &options;
+  const int status = table.register_plugin();
+  registering_options = nullptr;
+  if (status != 0) {
     Fail("ImportError", PluginProblem(path, StrCat("failed to initialize: ", ModrtGetLastError())));
   }
   loaded.insert({st.st_dev, st.st_ino});
