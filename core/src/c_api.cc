@@ -206,8 +206,8 @@ int ModrtLoadPlugin(const char* path) {
   return GuardCall([&] { modrt::LoadPlugin(path ? path : "", {}); });
 }
 
-int ModrtLoadPluginWithOptions(const char* path, const char* const* keys,
-                               const char* const* values, size_t count) {
+int ModrtLoadPluginWithOptions(const char* path, const char* const* keys, const char* const* values,
+                               size_t count) {
   return GuardCall([&] {
     if (count > 0 && (keys == nullptr || values == nullptr)) {
       Fail("ValueError", "load options: null keys or values for ", count, " options");

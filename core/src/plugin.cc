@@ -454,7 +454,8 @@ int CoreLoadOption(const char* key, ModrtObjectHandle* out) {
   return GuardCall([&] {
     *out = nullptr;
     if (registering_options == nullptr) {
-      Fail("RuntimeError", "load_option is answered only while a plugin registers (register_plugin)");
+      Fail("RuntimeError",
+           "load_option is answered only while a plugin registers (register_plugin)");
     }
     auto it = registering_options->find(key ? key : "");
     if (it != registering_options->end()) *out = MakeObject<BytesObj>(it->second, true).release();

@@ -72,9 +72,7 @@ class Nvrtc:
         NVRTC refuses the source (or an option)."""
         tool = f"NVRTC {self.version}, {_native('target')(self.path, arch)}"
         try:
-            return _native("compile_ptx")(
-                self.path, source, arch, "kernel.cu", "\n".join(options), package_roots()
-            )
+            return _native("compile_ptx")(self.path, source, arch, "kernel.cu", "\n".join(options), package_roots())
         except ValueError as e:
             prefix = f"CUDA C++ does not compile ({tool}): "
             if str(e).startswith(prefix):
