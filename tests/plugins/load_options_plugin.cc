@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "modrt/plugin.h"
+#include "modrt/plugin/plugin.h"
 
 namespace {
 
