@@ -14,7 +14,7 @@ modrt_test_hooks.load()
 def test_test_hooks_are_not_in_the_production_core():
     core = Path(modrt._ffi.find_library(modrt._ffi._selection.CORE))
     assert b"testing.nop" not in core.read_bytes()
-    assert b"testing.nop" in Path(modrt._ffi.find_library("core/libmodrt_testing.so")).read_bytes()
+    assert b"testing.nop" in Path(modrt._ffi.find_library("tests/hooks/libmodrt_testing.so")).read_bytes()
 
 
 def test_cpp_function_called_from_python():

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,16 +29,15 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 // finds and uses it, under the same arch policy.
 namespace nv = ::modrt::cuda_nvrtc;
 
-// The Python package roots nvrtc.h's Find() searches, as the CUDA hook reports
-// them (none without the hook: MODRT_NVRTC_LIBRARY and the loader's path remain).
-std::vector<std::string> NvrtcPackageRoots() {
-  ObjectRef f = GetGlobal("backend.cuda.nvrtc_package_roots");
-  if (!f) return {};
-  OwnedValue out;
-  CallFunction(f, nullptr, 0, &out);
-  if (out.value().type_code == kModrtNone) return {};
-  return nv::SplitPackageRoots(Args(&out.value(), 1).Str(0));
+// The package roots nvrtc.h's Find() searches: the directories Python
+// packages live in, which the CUDA hook passes down when it loads this DSO
+// (load option nvrtc.package_roots, one a line). None when it was loaded
+// otherwise: MODRT_NVRTC_LIBRARY and the loader's path remain.
+std::vector<std::string>& NvrtcPackageRootsSlot() {
+  static std::vector<std::string> roots;  // written once, while the plugin registers
+  return roots;
 }
+const std::vector<std::string>& NvrtcPackageRoots() { return NvrtcPackageRootsSlot(); }
 
 // The NVRTC found now; null, with `*why`, when there is none.
 const nv::Nvrtc* FindNvrtc(std::string* why) { return nv::Acquire(NvrtcPackageRoots(), why); }
@@ -144,6 +144,9 @@ class CudaModule final : public IndexedModule<Workspace, Kernel> {
 };
 
 void InitPlugin() {
+  if (std::optional<std::string> roots = LoadOption(nv::kPackageRootsOption)) {
+    NvrtcPackageRootsSlot() = nv::SplitLines(*roots);
+  }
   RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
     return std::make_unique<CudaModule>(std::move(p));
   });

@@ -117,7 +117,7 @@ struct Program {
 
 }  // namespace
 
-std::vector<std::string> SplitPackageRoots(std::string_view text) {
+std::vector<std::string> SplitLines(std::string_view text) {
   std::vector<std::string> roots;
   while (!text.empty()) {
     size_t end = text.find('\n');

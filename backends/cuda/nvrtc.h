@@ -6,6 +6,9 @@
 //   - libmodrt_runtime_cuda.so (cuda_runtime.cc): modules of fmt "cuda"
 //     compiled when they are created or loaded.
 // So the library search and the arch policy below are the same for both.
+// Neither calls up into Python: where Python packages live (the package
+// roots) is passed down, as an argument of each codegen global, and as the
+// runtime's load option kPackageRootsOption when the CUDA hook loads it.
 #ifndef MODRT_BACKENDS_CUDA_NVRTC_H_
 #define MODRT_BACKENDS_CUDA_NVRTC_H_
 
@@ -45,15 +48,19 @@ namespace cuda_nvrtc __attribute__((visibility("hidden"))) {
   //   2. an nvidia-cuda-nvrtc wheel: <root>/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
   //      (or libnvrtc.so) for each root in `package_roots`, the directories
   //      Python packages live in (sys.path, then pip --target roots such as
-  //      /opt/modrt/pip: modrt.backend.cuda.nvrtc.package_roots());
+  //      /opt/modrt/pip: modrt.backend.cuda.nvrtc.package_roots(), passed down);
   //   3. libnvrtc.so.12, libnvrtc.so on the loader's path (a CUDA toolkit).
   // Returns the path (or soname) to load, or "" when there is none, with
   // `*why` saying what was tried.
   std::string Find(const std::vector<std::string>& package_roots, std::string* why);
 
-  // The package roots as backend.cuda.nvrtc_package_roots returns them: one
-  // directory a line.
-  std::vector<std::string> SplitPackageRoots(std::string_view text);
+  // The runtime DSO's load option (plugin_api.h: load_option) that holds the
+  // package roots, one directory a line.
+  inline constexpr char kPackageRootsOption[] = "nvrtc.package_roots";
+
+  // Text of one item a line (package roots, NVRTC options) as its items;
+  // empty lines are kept (an empty sys.path entry is the current directory).
+  std::vector<std::string> SplitLines(std::string_view text);
 
   // The CUDA headers NVRTC compiles with (cuda_fp16.h, cuda_bf16.h, <cuda/std/...>),
   // from the NVIDIA wheels the modrt-cuda wheel depends on: for each of

@@ -1,13 +1,15 @@
 // CUDA codegen's NVRTC (nvrtc.h), in libmodrt_compiler.so: loaded whether or
 // not the CUDA runtime is, so `modrt.compile` makes PTX on any machine with a
-// libnvrtc. Python reaches it through modrt.backend.cuda.nvrtc, which calls:
-//   backend.cuda.nvrtc.find()                       -> path | None
+// libnvrtc. Python reaches it through modrt.backend.cuda.nvrtc, which calls
+// these, passing `roots`, the directories Python packages live in, one a line
+// (nvrtc.h's package roots: given, never asked of Python):
+//   backend.cuda.nvrtc.find(roots)                  -> path | None
 //   backend.cuda.nvrtc.version(path)                -> "12.9"
 //   backend.cuda.nvrtc.supported_archs(path)        -> "50,52,...,121"
 //   backend.cuda.nvrtc.target(path, arch)           -> "compute_86" (the arch policy's choice)
-//   backend.cuda.nvrtc.header_dirs()                -> the wheels' include dirs, one a line
-//   backend.cuda.nvrtc.compile_ptx(path, source, arch, program_name, options) -> PTX bytes
-//     (`options`: the user's NVRTC options, one a line, after -I for each header dir)
+//   backend.cuda.nvrtc.header_dirs(roots)           -> the wheels' include dirs, one a line
+//   backend.cuda.nvrtc.compile_ptx(path, source, arch, program_name, options, roots) -> PTX
+//     bytes (`options`: the user's NVRTC options, one a line, after -I for each header dir)
 // A path that does not load is a RuntimeError "cannot load NVRTC from <path>:
 // ..."; source NVRTC refuses is a ValueError "CUDA C++ does not compile
 // (NVRTC <version>, <target>): <status>\n<log>".
@@ -21,17 +23,6 @@ namespace modrt {
 namespace {
 
 namespace nv = ::modrt::cuda_nvrtc;
-
-// The Python package roots (nvrtc.h's Find), as the CUDA hook reports them:
-// none when the hook is not registered.
-std::vector<std::string> PackageRoots() {
-  Ref<FunctionObj> f = GetGlobal("backend.cuda.nvrtc_package_roots");
-  if (!f) return {};
-  OwnedValue out;
-  f->Call(nullptr, 0, out.out());
-  if (out.value().type_code == kModrtNone) return {};
-  return nv::SplitPackageRoots(Args(&out.value(), 1).Str(0));
-}
 
 // Runs `body`, re-raising nvrtc.h's errors as modrt errors of the same kind.
 template <typename Body>
@@ -58,8 +49,8 @@ std::string Target(const nv::Nvrtc& nvrtc, std::string_view arch) {
 
 void Register() {
   RegisterGlobal("backend.cuda.nvrtc.find", [](const Args& a, Ret* r) {
-    a.ExpectCount(0, "backend.cuda.nvrtc.find");
-    std::string path = nv::Find(PackageRoots(), nullptr);
+    a.ExpectCount(1, "backend.cuda.nvrtc.find");
+    std::string path = nv::Find(nv::SplitLines(a.Str(0)), nullptr);
     if (!path.empty()) r->SetStr(path);
   });
   RegisterGlobal("backend.cuda.nvrtc.version", [](const Args& a, Ret* r) {
@@ -79,24 +70,24 @@ void Register() {
     Translated([&] { r->SetStr(Target(nvrtc, a.Str(1))); });
   });
   RegisterGlobal("backend.cuda.nvrtc.header_dirs", [](const Args& a, Ret* r) {
-    a.ExpectCount(0, "backend.cuda.nvrtc.header_dirs");
+    a.ExpectCount(1, "backend.cuda.nvrtc.header_dirs");
     std::string list;
-    for (const std::string& dir : nv::HeaderDirs(PackageRoots())) list += dir + "\n";
+    for (const std::string& dir : nv::HeaderDirs(nv::SplitLines(a.Str(0)))) list += dir + "\n";
     r->SetStr(list);
   });
   RegisterGlobal("backend.cuda.nvrtc.compile_ptx", [](const Args& a, Ret* r) {
-    a.ExpectCount(5, "backend.cuda.nvrtc.compile_ptx");
+    a.ExpectCount(6, "backend.cuda.nvrtc.compile_ptx");
     const nv::Nvrtc& nvrtc = Loaded(a.Str(0));
     Translated([&] {
       const nv::Arch arch = nv::ParseArch(a.Str(2));
       std::vector<std::string> options;
-      for (std::string& option : nv::SplitPackageRoots(a.Str(4))) {
+      for (std::string& option : nv::SplitLines(a.Str(4))) {
         if (!option.empty()) options.push_back(std::move(option));
       }
       try {
         nv::Nvrtc::Image image =
             nvrtc.Compile(std::string(a.Str(1)), std::string(a.Str(3)), arch, nv::Output::kPtx,
-                          nv::HeaderDirs(PackageRoots()), options);
+                          nv::HeaderDirs(nv::SplitLines(a.Str(5))), options);
         image.bytes.resize(image.bytes.find_last_not_of('\0') + 1);  // PTX text, without its NUL
         r->SetBytes(std::move(image.bytes));
       } catch (const nv::CompileFailure& e) {

@@ -1,6 +1,7 @@
 // The C ABI: thin wrappers that turn C++ errors into return codes.
 #include "modrt/abi/c_api.h"
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -202,7 +203,24 @@ int ModrtRegisterBackend(const ModrtBackendIdentity* identity) {
 }
 
 int ModrtLoadPlugin(const char* path) {
-  return GuardCall([&] { modrt::LoadPlugin(path ? path : ""); });
+  return GuardCall([&] { modrt::LoadPlugin(path ? path : "", {}); });
+}
+
+int ModrtLoadPluginWithOptions(const char* path, const char* const* keys, const char* const* values,
+                               size_t count) {
+  return GuardCall([&] {
+    if (count > 0 && (keys == nullptr || values == nullptr)) {
+      Fail("ValueError", "load options: null keys or values for ", count, " options");
+    }
+    std::map<std::string, std::string> options;
+    for (size_t i = 0; i < count; ++i) {
+      if (keys[i] == nullptr || values[i] == nullptr) {
+        Fail("ValueError", "load option ", i, " has a null key or value");
+      }
+      options[keys[i]] = values[i];
+    }
+    modrt::LoadPlugin(path ? path : "", options);
+  });
 }
 
 }  // extern "C"

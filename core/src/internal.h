@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -57,7 +58,18 @@ void PoolFree(DLDevice device, void* ptr, size_t nbytes) noexcept;
 void WaitForStreams(DLDevice device);
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
-void LoadPlugin(const std::string& path);
+// Loads a plugin DSO; it reads `options` (its load-time configuration) while it registers.
+void LoadPlugin(const std::string& path, const std::map<std::string, std::string>& options);
+
+// While alive, the core's load_option answers from `options` on this thread:
+// LoadPlugin holds one around a plugin's register_plugin.
+class RegisteringOptionsScope {
+ public:
+  explicit RegisteringOptionsScope(const std::map<std::string, std::string>* options);
+  ~RegisteringOptionsScope();
+  RegisteringOptionsScope(const RegisteringOptionsScope&) = delete;
+  RegisteringOptionsScope& operator=(const RegisteringOptionsScope&) = delete;
+};
 
 // A multi-shader payload has exactly one shader per function: refuses one
 // whose fmap and smap disagree, naming the function or shader.

@@ -3,6 +3,7 @@
 // vtable behind the core's module object). A plugin's device table is held
 // as it is (device_api.cc). plugin_loader.cc loads the plugins.
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -301,7 +302,27 @@ int CoreCurrentStream(int32_t device_type, int32_t device_id, void** out) {
   });
 }
 
+// The load-time configuration of the plugin registering on this thread now
+// (LoadPlugin sets it around register_plugin); null at any other time.
+thread_local const std::map<std::string, std::string>* registering_options = nullptr;
+
+int CoreLoadOption(const char* key, ModrtObjectHandle* out) {
+  return GuardCall([&] {
+    *out = nullptr;
+    if (registering_options == nullptr) {
+      Fail("RuntimeError",
+           "load_option is answered only while a plugin registers (register_plugin)");
+    }
+    auto it = registering_options->find(key ? key : "");
+    if (it != registering_options->end()) *out = MakeObject<BytesObj>(it->second, true).release();
+  });
+}
 }  // namespace
+
+RegisteringOptionsScope::RegisteringOptionsScope(const std::map<std::string, std::string>* options) {
+  registering_options = options;
+}
+RegisteringOptionsScope::~RegisteringOptionsScope() { registering_options = nullptr; }
 
 const ModrtCoreApi& CoreApi() {
   static const ModrtCoreApi api = {
@@ -337,6 +358,7 @@ const ModrtCoreApi& CoreApi() {
       &LastErrorCode,
       &LastErrorMessage,
       &CoreCurrentStream,
+      &CoreLoadOption,
   };
   return api;
 }

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -50,7 +51,7 @@ std::string PluginProblem(const std::string& path, const std::string& problem) {
                 slash == 0 ? "/" : path.substr(0, slash), ")");
 }
 
-void LoadPlugin(const std::string& path) {
+void LoadPlugin(const std::string& path, const std::map<std::string, std::string>& options) {
   static std::mutex mu;
   // Files already loaded, by (device, inode): the same plugin reached through
   // another path (a symlink, a hard link) is not initialised twice.
@@ -85,7 +86,12 @@ void LoadPlugin(const std::string& path) {
   std::string refusal = RefusalOf(api);
   if (!refusal.empty()) Fail("ImportError", PluginProblem(path, "refused: " + refusal));
   ModrtPluginApi table = CopyTable(api, MODRT_PLUGIN_API_MIN_SIZE, "plugin table");
-  if (table.register_plugin() != 0) {
+  int status = 0;
+  {
+    RegisteringOptionsScope scope(&options);
+    status = table.register_plugin();
+  }
+  if (status != 0) {
     Fail("ImportError", PluginProblem(path, StrCat("failed to initialize: ", ModrtGetLastError())));
   }
   loaded.insert({st.st_dev, st.st_ino});

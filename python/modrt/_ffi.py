@@ -22,10 +22,10 @@ from ._locate import find_library, package_root
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
-ABI_VERSION = 4
+ABI_VERSION = 5
 
 # ModrtTypeCode
 NONE, INT, FLOAT, OPAQUE_PTR, DEVICE, DLTENSOR_PTR, RAW_STR, OBJECT = range(8)
@@ -146,6 +146,11 @@ def _load_core() -> ctypes.CDLL:
         ("ModrtTensorToDLPack", c.c_int, [c.c_void_p, c.POINTER(c.c_void_p)]),
         ("ModrtTensorToDLPackVersioned", c.c_int, [c.c_void_p, c.c_uint64, c.POINTER(c.c_void_p)]),
         ("ModrtLoadPlugin", c.c_int, [c.c_char_p]),
+        (
+            "ModrtLoadPluginWithOptions",
+            c.c_int,
+            [c.c_char_p, c.POINTER(c.c_char_p), c.POINTER(c.c_char_p), c.c_size_t],
+        ),
         ("ModrtRegisterBackend", c.c_int, [c.POINTER(BackendIdentity)]),
     ]:
         f = getattr(lib, fn)
@@ -165,8 +170,18 @@ def check(status: int) -> None:
         raise error_from_message(LIB.ModrtGetLastError().decode("utf-8", "replace"))
 
 
-def load_plugin(path: str | os.PathLike) -> None:
-    check(LIB.ModrtLoadPlugin(os.fsencode(path)))
+def load_plugin(path: str | os.PathLike, options: Mapping[str, str] | None = None) -> None:
+    """Loads a plugin DSO; `options` (strings) are its load-time configuration."""
+    if not options:
+        check(LIB.ModrtLoadPlugin(os.fsencode(path)))
+        return
+    for key, value in options.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TypeError(f"load options are strings: {key!r}: {value!r}")
+    count = len(options)
+    keys = (ctypes.c_char_p * count)(*(k.encode() for k in options))
+    values = (ctypes.c_char_p * count)(*(v.encode() for v in options.values()))
+    check(LIB.ModrtLoadPluginWithOptions(os.fsencode(path), keys, values, count))
 
 
 def register_backend_identity(

@@ -22,7 +22,7 @@ from worker_common import (
 
 def modrt_nop() -> Run:
     import modrt
-    import modrt_test_hooks  # testing.nop lives in libmodrt_testing.so (//core:testing)
+    import modrt_test_hooks  # testing.nop lives in libmodrt_testing.so (//tests/hooks)
 
     modrt_test_hooks.load()
     return timed(modrt.get_global_func("testing.nop"))

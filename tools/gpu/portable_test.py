@@ -13,7 +13,7 @@ import modrt._ffi
 ROOT = Path(modrt._ffi.package_root())
 DSOS = [
     "core/libmodrt_runtime.so",
-    "core/libmodrt_compiler.so",
+    "packaging/libmodrt_compiler.so",
     "backends/cuda/libmodrt_runtime_cuda.so",
     "backends/rocm/libmodrt_runtime_rocm.so",
     "backends/opencl/libmodrt_runtime_opencl.so",

@@ -22,7 +22,7 @@ import warnings
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
 from .._namespace import extend_path
 
@@ -145,11 +145,13 @@ def records() -> dict[str, Backend]:
     return _registry.records()
 
 
-def load_plugin(path: str | os.PathLike[str]) -> None:
+def load_plugin(path: str | os.PathLike[str], options: Mapping[str, str] | None = None) -> None:
     """Loads a backend plugin DSO built against modrt's C ABI (what an
     out-of-tree backend's entry point does). Checks its ABI version, runs its
-    init once; loading the same file again is a no-op."""
-    _ffi.load_plugin(path)
+    init once; loading the same file again is a no-op. `options`: its
+    load-time configuration, strings the plugin reads while it registers
+    (docs/C_ABI.md, load_option)."""
+    _ffi.load_plugin(path, options)
 
 
 def is_loaded(name: str) -> bool:
@@ -355,14 +357,15 @@ def register(
         _registry.update(name, **fields)
 
 
-def register_in_tree(backend: Backend) -> None:
+def register_in_tree(backend: Backend, runtime_options: Mapping[str, str] | None = None) -> None:
     """What every in-tree hook's register_backend() does: declare the identity
     its BUILD file gives, load the runtime DSO if selected and present (a
-    broken one is a warning), then register its record (codegen, target
-    detector, source check and reflector work with or without the runtime)."""
+    broken one is a warning) with `runtime_options` as its load-time
+    configuration, then register its record (codegen, target detector,
+    source check and reflector work with or without the runtime)."""
     record = backend.replace(identity=_selection.IDENTITIES[backend.name])
     _ffi.register_backend_identity(record.name, **record.identity)
-    load_runtime(record.name)
+    load_runtime(record.name, runtime_options)
     _registry.add(record)
 
 
@@ -372,9 +375,10 @@ def register_codegen(kind: str, driver: Callable[..., Any]) -> None:
     register(kind, codegen=driver)
 
 
-def load_runtime(name: str) -> bool:
+def load_runtime(name: str, options: Mapping[str, str] | None = None) -> bool:
     """Loads `name`'s runtime DSO, the first usable copy in the order of
-    modrt._locate.runtime_copies, whether or not the flags selected it.
+    modrt._locate.runtime_copies, whether or not the flags selected it, with
+    `options` as its load-time configuration (see load_plugin).
 
     None found: skipped silently. A copy that cannot be used (a backend wheel
     for another plugin ABI major, or whose DSO is missing) or that fails to
@@ -401,7 +405,7 @@ def load_runtime(name: str) -> bool:
                 continue
             try:
                 _verify.check(copy.path)
-                _ffi.load_plugin(copy.path)
+                _ffi.load_plugin(copy.path, options)
             except Exception as e:  # noqa: BLE001 - a broken DSO must not break import
                 copy.state = f"failed: {e}"
                 failures.append(str(e))

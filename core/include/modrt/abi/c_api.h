@@ -15,7 +15,7 @@
 
 /* Bumped on any change to this header or to the C++ classes the Python
  * extension and libmodrt_compiler.so share with the core. */
-#define MODRT_ABI_VERSION 4
+#define MODRT_ABI_VERSION 5
 
 #define MODRT_API __attribute__((visibility("default")))
 
@@ -72,6 +72,13 @@ MODRT_API int ModrtTensorToDLPackVersioned(ModrtObjectHandle tensor, uint64_t fl
  * table, major version mismatch, registration error) is an error naming the
  * file and the reason. */
 MODRT_API int ModrtLoadPlugin(const char* path);
+
+/* ModrtLoadPlugin with load-time configuration: `count` pairs of key and
+ * value (NUL-terminated strings, copied), which the plugin reads while it
+ * registers (plugin_api.h: load_option). A file already loaded keeps the
+ * configuration of its first load. */
+MODRT_API int ModrtLoadPluginWithOptions(const char* path, const char* const* keys,
+                                         const char* const* values, size_t count);
 
 /* Declares a backend's identity: what plugins call through their table, and
  * Python for in-tree and out-of-tree backends alike. */

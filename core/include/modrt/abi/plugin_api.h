@@ -438,6 +438,15 @@ typedef struct ModrtCoreApi {
    * thread's current modrt stream on that device, or NULL for the plugin's
    * default queue. */
   int (*current_stream)(int32_t device_type, int32_t device_id, void** out);
+
+  /* ABI 1.1, load-time configuration (optional: a plugin checks it with
+   * MODRT_CORE_HAS). The value that whoever loaded this plugin gave for
+   * `key` (ModrtLoadPluginWithOptions; Python: a backend record's
+   * runtime_options), as a string object in *out, or *out = NULL when it
+   * gave none. Valid only while the plugin registers (register_plugin):
+   * the plugin keeps what it needs; called at any other time it is an
+   * error. Keys are the backend's own, e.g. "nvrtc.package_roots". */
+  int (*load_option)(const char* key, ModrtObjectHandle* out);
 } ModrtCoreApi;
 
 /* ------------------------------------------------------------------------ */

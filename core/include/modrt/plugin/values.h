@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -263,6 +264,19 @@ inline ObjectRef GetGlobal(const std::string& name) {
 inline void CallFunction(const ObjectRef& f, const ModrtValue* args, int32_t num_args,
                          OwnedValue* ret) {
   Check(Core().function_call(f.get(), args, num_args, ret->out()));
+}
+
+// The load-time configuration value for `key` (plugin_api.h: load_option),
+// read while the plugin registers (its init function): nullopt when the
+// loader gave none, or the core predates load options.
+inline std::optional<std::string> LoadOption(const char* key) {
+  const ModrtCoreApi& core = Core();
+  if (!MODRT_CORE_HAS(&core, load_option)) return std::nullopt;
+  ModrtObjectHandle out = nullptr;
+  Check(core.load_option(key, &out));
+  if (out == nullptr) return std::nullopt;
+  ObjectRef value = ObjectRef::Adopt(out);
+  return std::string(BytesOf(value.get()));
 }
 
 }  // namespace plugin

@@ -153,15 +153,11 @@ def _ptx_payload(ptx: bytes, functions: list[str], text: str) -> Payload:
 BACKEND = sdk.Backend("cuda", codegen=codegen, takes_compiler_options=True, detect=detect_target, reflector=reflect)
 
 
-def _nvrtc_package_roots() -> str:
+def register_backend() -> None:
     from . import nvrtc
 
-    return nvrtc.package_roots()
-
-
-def register_backend() -> None:
     # The one native NVRTC search (backends/cuda/nvrtc.h), for codegen and for
-    # the runtime's compile-on-load alike, asks this where Python packages
-    # live, so NVRTC from a wheel is found the same way by both.
-    sdk.register_func("backend.cuda.nvrtc_package_roots", _nvrtc_package_roots, override=True)
-    sdk.register_in_tree(BACKEND)
+    # the runtime's compile-on-load alike, is told where Python packages live,
+    # so NVRTC from a wheel is found the same way by both: the runtime DSO
+    # gets them as a load option (it never calls back into Python).
+    sdk.register_in_tree(BACKEND, runtime_options={"nvrtc.package_roots": nvrtc.package_roots()})

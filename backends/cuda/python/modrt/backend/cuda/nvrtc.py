@@ -30,14 +30,10 @@ WHEEL_ROOTS: tuple[str, ...] = sdk.WHEEL_ROOTS
 
 
 def package_roots() -> str:
-    """The directories Python packages live in, one a line, for the native
-    search (registered by the hook as backend.cuda.nvrtc_package_roots)."""
+    """The directories Python packages live in, one a line: what the native
+    search is given (it never asks Python). Each codegen call passes them as
+    they are now; the hook passes them to the runtime DSO when it loads it."""
     return "\n".join([*sys.path, *WHEEL_ROOTS])
-
-
-# The hook registers this too (for the runtime's compile-on-load); here it is
-# also registered when codegen imports this module with autoload off.
-sdk.register_func("backend.cuda.nvrtc_package_roots", package_roots, override=True)
 
 
 def _native(name: str) -> sdk.Function:
@@ -49,12 +45,12 @@ def _native(name: str) -> sdk.Function:
 
 def find_library() -> str | None:
     """Path (or soname) of libnvrtc, or None when there is none here."""
-    return _native("find")()
+    return _native("find")(package_roots())
 
 
 def header_dirs() -> list[str]:
     """The CUDA header directories NVRTC is given (-I), from the NVIDIA wheels found here."""
-    return [d for d in _native("header_dirs")().split("\n") if d]
+    return [d for d in _native("header_dirs")(package_roots()).split("\n") if d]
 
 
 class Nvrtc:
@@ -76,7 +72,7 @@ class Nvrtc:
         NVRTC refuses the source (or an option)."""
         tool = f"NVRTC {self.version}, {_native('target')(self.path, arch)}"
         try:
-            return _native("compile_ptx")(self.path, source, arch, "kernel.cu", "\n".join(options))
+            return _native("compile_ptx")(self.path, source, arch, "kernel.cu", "\n".join(options), package_roots())
         except ValueError as e:
             prefix = f"CUDA C++ does not compile ({tool}): "
             if str(e).startswith(prefix):

@@ -15,7 +15,7 @@ def load() -> None:
     """Registers the test hooks in this process (once; later calls do nothing)."""
     if _LOADED:
         return
-    path = modrt._ffi.find_library("core/libmodrt_testing.so")
+    path = modrt._ffi.find_library("tests/hooks/libmodrt_testing.so")
     if path is None:
-        raise ImportError("libmodrt_testing.so not found: depend on //core:testing")
+        raise ImportError("libmodrt_testing.so not found: depend on //tests/hooks")
     _LOADED.append(ctypes.CDLL(path))
