@@ -26,8 +26,18 @@ struct NativeQueues {
   void* self;
   const ModrtStreamExtension* streams;
   const ModrtGraphExtension* graphs;  // null when the plugin records no graphs
+  // The later ABI 1.1 entries (plugin_api.h), null when the plugin has none.
+  int (*stream_adopt)(void* self, int32_t device_id, uint64_t external, void** out);
+  const char* (*queue_description)(void* self, int32_t device_id, int32_t is_default);
+  int (*graph_update)(void* self, int32_t device_id, void* stream, void* graph);
 };
 const NativeQueues* NativeQueuesOf(DeviceAPI* api);
+// A plugin's pinned host memory (ModrtPinnedHostExtension), or null.
+struct PinnedHost {
+  void* self;
+  const ModrtPinnedHostExtension* ext;
+};
+const PinnedHost* PinnedHostOf(DeviceAPI* api);
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
 void LoadPlugin(const std::string& path);

@@ -93,8 +93,24 @@ class PluginDeviceAPI final : public DeviceAPI {
     native_.self = t_.self;
     native_.streams = Streams(t_);
     native_.graphs = native_.streams ? Graphs(t_) : nullptr;
+    if (const ModrtStreamExtension* x = native_.streams) {
+      if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, stream_adopt)) {
+        native_.stream_adopt = x->stream_adopt;
+      }
+      if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, queue_description)) {
+        native_.queue_description = x->queue_description;
+      }
+    }
+    if (const ModrtGraphExtension* x = native_.graphs) {
+      if (MODRT_STRUCT_HAS(ModrtGraphExtension, &x->base, graph_update)) {
+        native_.graph_update = x->graph_update;
+      }
+    }
+    pinned_.self = t_.self;
+    pinned_.ext = Pinned(t_);
   }
   const NativeQueues* native() const { return native_.streams ? &native_ : nullptr; }
+  const PinnedHost* pinned() const { return pinned_.ext ? &pinned_ : nullptr; }
   int DeviceCount() override {
     int32_t n = 0;
     CheckPluginCall(t_.device_count(t_.self, &n));
@@ -149,7 +165,7 @@ class PluginDeviceAPI final : public DeviceAPI {
   // Used only when complete: every function of the table set.
   static const ModrtStreamExtension* Streams(const ModrtDeviceApi& t) {
     const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionStreams);
-    if (e == nullptr || e->struct_size < sizeof(ModrtStreamExtension)) return nullptr;
+    if (e == nullptr || e->struct_size < MODRT_STREAM_EXTENSION_MIN_SIZE) return nullptr;
     const auto* x = reinterpret_cast<const ModrtStreamExtension*>(e);
     const void* fns[] = {reinterpret_cast<const void*>(x->stream_create),
                          reinterpret_cast<const void*>(x->stream_destroy),
@@ -170,14 +186,21 @@ class PluginDeviceAPI final : public DeviceAPI {
   }
   static const ModrtGraphExtension* Graphs(const ModrtDeviceApi& t) {
     const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionGraphs);
-    if (e == nullptr || e->struct_size < sizeof(ModrtGraphExtension)) return nullptr;
+    if (e == nullptr || e->struct_size < MODRT_GRAPH_EXTENSION_MIN_SIZE) return nullptr;
     const auto* x = reinterpret_cast<const ModrtGraphExtension*>(e);
     return x->graph_begin && x->graph_end && x->graph_launch && x->graph_destroy ? x : nullptr;
+  }
+  static const ModrtPinnedHostExtension* Pinned(const ModrtDeviceApi& t) {
+    const ModrtExtension* e = ModrtFindExtension(t.extensions, kModrtExtensionPinnedHost);
+    if (e == nullptr || e->struct_size < sizeof(ModrtPinnedHostExtension)) return nullptr;
+    const auto* x = reinterpret_cast<const ModrtPinnedHostExtension*>(e);
+    return x->host_alloc && x->host_free ? x : nullptr;
   }
 
   const ModrtDeviceApi t_;
   const ModrtRangedCopyExtension* ranged_ = RangedCopy(t_);
   NativeQueues native_{};
+  PinnedHost pinned_{};
 };
 
 }  // namespace
@@ -185,6 +208,11 @@ class PluginDeviceAPI final : public DeviceAPI {
 const NativeQueues* NativeQueuesOf(DeviceAPI* api) {
   auto* plugin = dynamic_cast<PluginDeviceAPI*>(api);
   return plugin ? plugin->native() : nullptr;
+}
+
+const PinnedHost* PinnedHostOf(DeviceAPI* api) {
+  auto* plugin = dynamic_cast<PluginDeviceAPI*>(api);
+  return plugin ? plugin->pinned() : nullptr;
 }
 
 namespace {

@@ -450,6 +450,27 @@ class DeviceAPI {
   }
   virtual void GraphDestroy(int /*device_id*/, void* /*graph*/) { Unimplemented(); }
 
+  // Device layer, later ABI 1.1 additions (plugin_api.h). Each optional.
+  // A queue made by another library (CUstream, hipStream_t as an integer),
+  // used as StreamCreate's are, never destroyed by modrt.
+  virtual bool HasStreamAdopt() const { return false; }
+  virtual void* StreamAdopt(int /*device_id*/, uint64_t /*external*/) { Unimplemented(); }
+  // What the default queue or a StreamCreate queue is, in words (static
+  // text); nullptr: the core describes it.
+  virtual const char* QueueDescription(int /*device_id*/, bool /*is_default*/) { return nullptr; }
+  // Ends GraphBegin's capture on `stream` into `graph` (GraphEnd's, same
+  // launches), updated in place.
+  virtual bool HasGraphUpdate() const { return false; }
+  virtual void GraphUpdate(int /*device_id*/, void* /*stream*/, void* /*graph*/) {
+    Unimplemented();
+  }
+  // Page-locked host memory the device copies to and from directly;
+  // PinnedHostDescription says what it is (static text).
+  virtual bool HasPinnedHost() const { return false; }
+  virtual void* PinnedHostAlloc(int /*device_id*/, size_t /*nbytes*/) { Unimplemented(); }
+  virtual void PinnedHostFree(int /*device_id*/, void* /*ptr*/) { Unimplemented(); }
+  virtual const char* PinnedHostDescription() const { return "pinned host memory"; }
+
  private:
   [[noreturn]] static void Unimplemented() {
     Fail("NotImplementedError", "this device API does not implement this part of the device layer");
@@ -523,6 +544,16 @@ inline const ModrtStreamExtension& StreamExtension() {
           Api(self)->CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, stream);
         });
       },
+      [](void* self, int32_t id, uint64_t external, void** out) {
+        return GuardCall([&] { *out = Api(self)->StreamAdopt(id, external); });
+      },
+      [](void* self, int32_t id, int32_t is_default) -> const char* {
+        try {
+          return Api(self)->QueueDescription(id, is_default != 0);
+        } catch (...) {
+          return nullptr;
+        }
+      },
   };
   return table;
 }
@@ -541,6 +572,22 @@ inline const ModrtGraphExtension& GraphExtension() {
       [](void* self, int32_t id, void* graph) {
         return GuardCall([&] { Api(self)->GraphDestroy(id, graph); });
       },
+      [](void* self, int32_t id, void* stream, void* graph) {
+        return GuardCall([&] { Api(self)->GraphUpdate(id, stream, graph); });
+      },
+  };
+  return table;
+}
+inline const ModrtPinnedHostExtension& PinnedHostExtension() {
+  static const ModrtPinnedHostExtension table = {
+      {sizeof(ModrtPinnedHostExtension), kModrtExtensionPinnedHost, nullptr},
+      [](void* self, int32_t id, size_t nbytes, void** out) {
+        return GuardCall([&] { *out = Api(self)->PinnedHostAlloc(id, nbytes); });
+      },
+      [](void* self, int32_t id, void* ptr) {
+        return GuardCall([&] { Api(self)->PinnedHostFree(id, ptr); });
+      },
+      nullptr,
   };
   return table;
 }
@@ -551,14 +598,22 @@ inline const ModrtExtension* ExtensionChain(const DeviceAPI& api) {
     ModrtRangedCopyExtension ranged;
     ModrtStreamExtension streams;
     ModrtGraphExtension graphs;
+    ModrtPinnedHostExtension pinned;
   };
   // A device API with no extension has no chain (nothing to keep alive:
   // LeakSanitizer would report an unreachable one).
-  if (!api.HasStreams() && !api.HasRangedCopy()) return nullptr;
-  auto* chain =
-      std::make_unique<Chain>(Chain{RangedCopyExtension(), StreamExtension(), GraphExtension()})
-          .release();
+  if (!api.HasStreams() && !api.HasRangedCopy() && !api.HasPinnedHost()) return nullptr;
+  auto* chain = std::make_unique<Chain>(Chain{RangedCopyExtension(), StreamExtension(),
+                                              GraphExtension(), PinnedHostExtension()})
+                    .release();
+  if (!api.HasStreamAdopt()) chain->streams.stream_adopt = nullptr;
+  if (!api.HasGraphUpdate()) chain->graphs.graph_update = nullptr;
   const ModrtExtension* head = nullptr;
+  if (api.HasPinnedHost()) {
+    chain->pinned.description = api.PinnedHostDescription();
+    chain->pinned.base.next = head;
+    head = &chain->pinned.base;
+  }
   if (api.HasStreams() && api.HasGraphs()) {
     chain->graphs.base.next = head;
     head = &chain->graphs.base;
