@@ -18,7 +18,7 @@
 // synchronize, say).
 //
 // The runtime uses it only when MODRT_CUDA_DRIVER_LIBRARY names it.
-#include "backends/cuda/testing/cuda_driver_test_double.h"
+#include "backends/cuda/testing/driver_test_double.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,63 +29,23 @@
 #include <string>
 #include <vector>
 
-namespace cuda_double {
-
-std::mutex mu;
-std::string log_text;  // guarded by mu
-// The next calls of an entry point that fail: (code, how many); guarded by mu.
-std::map<std::string, std::pair<int, int>> failing;
-double clock_ms = 0;
-int next_id = 1;
-std::map<const char*, size_t> pinned;
-
-// The code a test asked `call` to fail with next, or success. Under mu.
-int InjectedLocked(const std::string& call) {
-  auto it = failing.find(call);
-  if (it == failing.end()) return kSuccess;
-  const int code = it->second.first;
-  if (--it->second.second == 0) failing.erase(it);
-  log_text += "{\"call\": \"" + call + "\", \"failed\": " + std::to_string(code) + "}\n";
-  return code;
-}
-
-std::string StreamId(const void* stream) {
-  return stream ? std::to_string(static_cast<const Stream*>(stream)->id) : "null";
-}
-
-std::string Hex(const void* data, size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char b = static_cast<const unsigned char*>(data)[i];
-    s += digits[b >> 4];
-    s += digits[b & 15];
-  }
-  return s;
-}
-
-std::string Quote(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
-
-bool PinnedLocked(const void* p, size_t n) {
-  const auto* at = static_cast<const char*>(p);
-  auto it = pinned.upper_bound(at);
-  if (it == pinned.begin()) return false;
-  --it;
-  return at >= it->first && at + n <= it->first + it->second;
-}
-
-}  // namespace cuda_double
 
 namespace {
 
-using namespace cuda_double;  // NOLINT(build/namespaces)
+using namespace driver_double;  // NOLINT(build/namespaces)
+
+struct Kernel {
+  std::string name;
+  bool sizes_known = false;  // PTX declares them; a cubin is not parsed
+  std::vector<size_t> param_sizes;
+  int max_dynamic_shared = kDefaultSharedLimit;
+};
+
+struct Module {
+  std::string format;  // "ptx" or "elf"
+  std::string image;   // PTX text, or the ELF bytes up to the end of its section table
+  std::map<std::string, std::unique_ptr<Kernel>> kernels;
+};
 
 // Byte sizes of the .param declarations of `.entry name(...)` in PTX text.
 bool PtxParamSizes(const std::string& ptx, const std::string& name, std::vector<size_t>* sizes) {
@@ -121,23 +81,17 @@ extern "C" {
 
 // Everything recorded so far, one JSON object per line.
 __attribute__((visibility("default"))) const char* modrt_cuda_test_double_log() {
-  std::lock_guard lock(mu);
-  static std::string copy;
-  copy = log_text;
-  return copy.c_str();
+  return LogCopy();
 }
 
 __attribute__((visibility("default"))) void modrt_cuda_test_double_reset() {
-  std::lock_guard lock(mu);
-  log_text.clear();
-  failing.clear();
+  Reset();
 }
 
 // The next `times` calls of the entry point `call` return `code`.
 __attribute__((visibility("default"))) void modrt_cuda_test_double_fail_next(const char* call,
                                                                              int code, int times) {
-  std::lock_guard lock(mu);
-  failing[call] = {code, times};
+  FailNext(call, code, times);
 }
 
 
@@ -314,17 +268,11 @@ EXPORT int cuLaunchKernel(void* function, unsigned int gx, unsigned int gy, unsi
   if (bx * by * bz > 1024 || static_cast<int>(shared) > k->max_dynamic_shared) return kInvalidValue;
   std::lock_guard lock(mu);
   if (int code = InjectedLocked("cuLaunchKernel")) return code;
-  auto* s = static_cast<Stream*>(stream);
-  const bool captured = s != nullptr && s->capture != nullptr;
   std::string hex;
   for (size_t i = 0; k->sizes_known && i < k->param_sizes.size(); ++i) {
     hex += (i ? "," : "") + Hex(params[i], k->param_sizes[i]);
   }
-  if (captured) {
-    s->capture->launches.push_back(Launch{k->name, hex});
-  } else {
-    clock_ms += 1.0;
-  }
+  const bool captured = NoteLaunchLocked(stream, k->name, hex);
   std::string entry =
       "{\"call\": \"cuLaunchKernel\", \"kernel\": " + Quote(k->name) + ", \"grid\": [" +
       std::to_string(gx) + ", " + std::to_string(gy) + ", " + std::to_string(gz) +
@@ -353,7 +301,7 @@ EXPORT int cuGetErrorName(int code, const char** name) {
     case kInvalidImage: *name = "CUDA_ERROR_INVALID_IMAGE"; break;
     case kInvalidHandle: *name = "CUDA_ERROR_INVALID_HANDLE"; break;
     case kNotFound: *name = "CUDA_ERROR_NOT_FOUND"; break;
-    case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case kOutOfMemory: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
     case kNotReady: *name = "CUDA_ERROR_NOT_READY"; break;
     case kIllegalAddress: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
     case kCaptureUnsupported: *name = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"; break;

@@ -1,125 +1,44 @@
-// The CUDA driver TEST DOUBLE's streams, events, async copies and graphs
-// (cuda_driver_test_double.cc describes the double).
+// The CUDA driver TEST DOUBLE's streams, events, async copies, page-locked
+// memory (each a wrapper of driver_test_double.h's) and graphs by stream
+// capture (cuda_driver_test_double.cc describes the double).
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
 
-#include "backends/cuda/testing/cuda_driver_test_double.h"
+#include "backends/cuda/testing/driver_test_double.h"
 
-namespace {
-
-using namespace cuda_double;  // NOLINT(build/namespaces)
-
-// An async copy, done at once; logged with its stream, size, and whether
-// its host side (`host`, null for device to device) is page-locked memory.
-int AsyncCopy(const char* call, void* dst, const void* src, size_t bytes, void* stream,
-              const void* host) {
-  std::lock_guard lock(mu);
-  if (int code = InjectedLocked(call)) return code;
-  std::memcpy(dst, src, bytes);
-  log_text += std::string("{\"call\": \"") + call + "\", \"stream\": " + StreamId(stream) +
-              ", \"bytes\": " + std::to_string(bytes) + ", \"pinned\": " +
-              (host == nullptr ? "null" : PinnedLocked(host, bytes) ? "true" : "false") + "}\n";
-  return kSuccess;
-}
-
-}  // namespace
+using namespace driver_double;  // NOLINT(build/namespaces)
 
 extern "C" {
 
 // --- streams, events, async copies ---
 
 EXPORT int cuStreamCreate(void** stream, unsigned int flags) {
-  std::lock_guard lock(mu);
-  if (int code = InjectedLocked("cuStreamCreate")) return code;
-  auto s = std::make_unique<Stream>();
-  s->id = next_id++;
-  log_text += "{\"call\": \"cuStreamCreate\", \"stream\": " + std::to_string(s->id) +
-              ", \"flags\": " + std::to_string(flags) + "}\n";
-  *stream = s.release();
-  return kSuccess;
+  return StreamCreate("cuStreamCreate", stream, flags);
 }
-
-EXPORT int cuStreamDestroy_v2(void* stream) {
-  if (stream == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuStreamDestroy\", \"stream\": " + StreamId(stream) + "}\n";
-  delete static_cast<Stream*>(stream);
-  return kSuccess;
-}
-
+EXPORT int cuStreamDestroy_v2(void* stream) { return StreamDestroy("cuStreamDestroy", stream); }
 EXPORT int cuStreamSynchronize(void* stream) {
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuStreamSynchronize\", \"stream\": " + StreamId(stream) + "}\n";
-  return InjectedLocked("cuStreamSynchronize");
+  return StreamSynchronize("cuStreamSynchronize", stream);
 }
-
-EXPORT int cuEventCreate(void** event, unsigned int flags) {
-  std::lock_guard lock(mu);
-  auto e = std::make_unique<Event>();
-  e->id = next_id++;
-  e->timing = (flags & 2) == 0;  // CU_EVENT_DISABLE_TIMING
-  log_text += "{\"call\": \"cuEventCreate\", \"event\": " + std::to_string(e->id) +
-              ", \"timing\": " + (e->timing ? "true" : "false") + "}\n";
-  *event = e.release();
-  return kSuccess;
-}
-
-EXPORT int cuEventRecord(void* event, void* stream) {
-  auto* e = static_cast<Event*>(event);
-  if (e == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  e->recorded = true;
-  e->time_ms = clock_ms;
-  log_text += "{\"call\": \"cuEventRecord\", \"event\": " + std::to_string(e->id) +
-              ", \"stream\": " + StreamId(stream) + "}\n";
-  return kSuccess;
-}
-
-EXPORT int cuEventQuery(void* event) {
-  if (event == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  return InjectedLocked("cuEventQuery");
-}
-
-EXPORT int cuEventSynchronize(void* event) {
-  if (event == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuEventSynchronize\", \"event\": " +
-              std::to_string(static_cast<Event*>(event)->id) + "}\n";
-  return InjectedLocked("cuEventSynchronize");
-}
-
-EXPORT int cuEventElapsedTime(float* ms, void* start, void* end) {
-  auto* a = static_cast<Event*>(start);
-  auto* b = static_cast<Event*>(end);
-  if (a == nullptr || b == nullptr || !a->timing || !b->timing) return kInvalidHandle;
-  if (!a->recorded || !b->recorded) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  *ms = static_cast<float>(b->time_ms - a->time_ms);
-  log_text += "{\"call\": \"cuEventElapsedTime\", \"start\": " + std::to_string(a->id) +
-              ", \"end\": " + std::to_string(b->id) + "}\n";
-  return kSuccess;
-}
-
-EXPORT int cuEventDestroy_v2(void* event) {
-  if (event == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuEventDestroy\", \"event\": " +
-              std::to_string(static_cast<Event*>(event)->id) + "}\n";
-  delete static_cast<Event*>(event);
-  return kSuccess;
-}
-
 EXPORT int cuStreamWaitEvent(void* stream, void* event, unsigned int) {
-  if (event == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuStreamWaitEvent\", \"stream\": " + StreamId(stream) +
-              ", \"event\": " + std::to_string(static_cast<Event*>(event)->id) + "}\n";
-  return kSuccess;
+  return StreamWaitEvent("cuStreamWaitEvent", stream, event);
 }
+EXPORT int cuEventCreate(void** event, unsigned int flags) {
+  return EventCreate("cuEventCreate", event, flags, (flags & 2) == 0);  // CU_EVENT_DISABLE_TIMING
+}
+EXPORT int cuEventRecord(void* event, void* stream) {
+  return EventRecord("cuEventRecord", event, stream);
+}
+EXPORT int cuEventQuery(void* event) { return EventQuery("cuEventQuery", event); }
+EXPORT int cuEventSynchronize(void* event) {
+  return EventSynchronize("cuEventSynchronize", event);
+}
+EXPORT int cuEventElapsedTime(float* ms, void* start, void* end) {
+  return EventElapsedTime("cuEventElapsedTime", ms, start, end);
+}
+EXPORT int cuEventDestroy_v2(void* event) { return EventDestroy("cuEventDestroy", event); }
 
 EXPORT int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void* src, size_t bytes,
                                 void* stream) {
@@ -234,25 +153,8 @@ EXPORT int cuGraphExecUpdate_v2(void* exec, void* graph, void* result_info) {
 // --- page-locked host memory ---
 
 EXPORT int cuMemHostAlloc(void** ptr, size_t bytes, unsigned int flags) {
-  std::lock_guard lock(mu);
-  if (int code = InjectedLocked("cuMemHostAlloc")) return code;
-  auto* p = static_cast<char*>(std::malloc(bytes == 0 ? 1 : bytes));
-  if (p == nullptr) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
-  pinned[p] = bytes;
-  log_text += "{\"call\": \"cuMemHostAlloc\", \"bytes\": " + std::to_string(bytes) +
-              ", \"flags\": " + std::to_string(flags) + "}\n";
-  *ptr = p;
-  return kSuccess;
+  return HostAlloc("cuMemHostAlloc", ptr, bytes, flags);
 }
-
-EXPORT int cuMemFreeHost(void* ptr) {
-  std::lock_guard lock(mu);
-  auto it = pinned.find(static_cast<const char*>(ptr));
-  if (it == pinned.end()) return kInvalidValue;
-  log_text += "{\"call\": \"cuMemFreeHost\", \"bytes\": " + std::to_string(it->second) + "}\n";
-  pinned.erase(it);
-  std::free(ptr);
-  return kSuccess;
-}
+EXPORT int cuMemFreeHost(void* ptr) { return HostFree("cuMemFreeHost", ptr); }
 
 }  // extern "C"
