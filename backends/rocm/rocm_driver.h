@@ -54,50 +54,44 @@ constexpr size_t kPropsGcnArchNameSize = 256;
 constexpr size_t kPropsBufferSize = 4096;
 
 // (member, exported symbol, return type, parameters)
-#define MODRT_HIP_FUNCTIONS(X)                                                            \
-  X(hipInit, "hipInit", hipError_t, (unsigned int))                                       \
-  X(hipDriverGetVersion, "hipDriverGetVersion", hipError_t, (int*))                       \
-  X(hipGetDeviceCount, "hipGetDeviceCount", hipError_t, (int*))                           \
-  X(hipSetDevice, "hipSetDevice", hipError_t, (int))                                      \
-  X(hipDeviceGetName, "hipDeviceGetName", hipError_t, (char*, int, int))                  \
-  X(hipDeviceGetAttribute, "hipDeviceGetAttribute", hipError_t, (int*, int, int))         \
-  X(hipDeviceTotalMem, "hipDeviceTotalMem", hipError_t, (size_t*, int))                   \
-  X(hipGetDeviceProperties, "hipGetDevicePropertiesR0600", hipError_t, (void*, int))      \
-  X(hipDeviceSynchronize, "hipDeviceSynchronize", hipError_t, ())                         \
-  X(hipMalloc, "hipMalloc", hipError_t, (void**, size_t))                                 \
-  X(hipFree, "hipFree", hipError_t, (void*))                                              \
-  X(hipMemcpyHtoD, "hipMemcpyHtoD", hipError_t, (void*, void*, size_t))                   \
-  X(hipMemcpyDtoH, "hipMemcpyDtoH", hipError_t, (void*, void*, size_t))                   \
-  X(hipModuleLoadData, "hipModuleLoadData", hipError_t, (hipModule_t*, const void*))      \
-  X(hipModuleUnload, "hipModuleUnload", hipError_t, (hipModule_t))                        \
-  X(hipModuleGetFunction, "hipModuleGetFunction", hipError_t,                             \
-    (hipFunction_t*, hipModule_t, const char*))                                           \
-  X(hipModuleLaunchKernel, "hipModuleLaunchKernel", hipError_t,                           \
-    (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, \
-     unsigned int, unsigned int, hipStream_t, void**, void**))                            \
-  X(hipGetErrorName, "hipGetErrorName", const char*, (hipError_t))                        \
-  X(hipGetErrorString, "hipGetErrorString", const char*, (hipError_t))                    \
-  X(hipStreamCreateWithFlags, "hipStreamCreateWithFlags", hipError_t,                     \
-    (hipStream_t*, unsigned int))                                                         \
-  X(hipStreamDestroy, "hipStreamDestroy", hipError_t, (hipStream_t))                      \
-  X(hipStreamSynchronize, "hipStreamSynchronize", hipError_t, (hipStream_t))              \
-  X(hipStreamWaitEvent, "hipStreamWaitEvent", hipError_t,                                 \
-    (hipStream_t, hipEvent_t, unsigned int))                                              \
-  X(hipEventCreateWithFlags, "hipEventCreateWithFlags", hipError_t,                       \
-    (hipEvent_t*, unsigned int))                                                          \
-  X(hipEventRecord, "hipEventRecord", hipError_t, (hipEvent_t, hipStream_t))              \
-  X(hipEventQuery, "hipEventQuery", hipError_t, (hipEvent_t))                             \
-  X(hipEventSynchronize, "hipEventSynchronize", hipError_t, (hipEvent_t))                 \
-  X(hipEventElapsedTime, "hipEventElapsedTime", hipError_t,                               \
-    (float*, hipEvent_t, hipEvent_t))                                                     \
-  X(hipEventDestroy, "hipEventDestroy", hipError_t, (hipEvent_t))                         \
-  X(hipMemcpyHtoDAsync, "hipMemcpyHtoDAsync", hipError_t,                                 \
-    (void*, void*, size_t, hipStream_t))                                                  \
-  X(hipMemcpyDtoHAsync, "hipMemcpyDtoHAsync", hipError_t,                                 \
-    (void*, void*, size_t, hipStream_t))                                                  \
-  X(hipMemcpyDtoDAsync, "hipMemcpyDtoDAsync", hipError_t,                                 \
-    (void*, void*, size_t, hipStream_t))                                                  \
-  X(hipHostMalloc, "hipHostMalloc", hipError_t, (void**, size_t, unsigned int))           \
+#define MODRT_HIP_FUNCTIONS(X)                                                                     \
+  X(hipInit, "hipInit", hipError_t, (unsigned int))                                                \
+  X(hipDriverGetVersion, "hipDriverGetVersion", hipError_t, (int*))                                \
+  X(hipGetDeviceCount, "hipGetDeviceCount", hipError_t, (int*))                                    \
+  X(hipSetDevice, "hipSetDevice", hipError_t, (int))                                               \
+  X(hipDeviceGetName, "hipDeviceGetName", hipError_t, (char*, int, int))                           \
+  X(hipDeviceGetAttribute, "hipDeviceGetAttribute", hipError_t, (int*, int, int))                  \
+  X(hipDeviceTotalMem, "hipDeviceTotalMem", hipError_t, (size_t*, int))                            \
+  X(hipGetDeviceProperties, "hipGetDevicePropertiesR0600", hipError_t, (void*, int))               \
+  X(hipDeviceSynchronize, "hipDeviceSynchronize", hipError_t, ())                                  \
+  X(hipMalloc, "hipMalloc", hipError_t, (void**, size_t))                                          \
+  X(hipFree, "hipFree", hipError_t, (void*))                                                       \
+  X(hipMemcpyHtoD, "hipMemcpyHtoD", hipError_t, (void*, void*, size_t))                            \
+  X(hipMemcpyDtoH, "hipMemcpyDtoH", hipError_t, (void*, void*, size_t))                            \
+  X(hipModuleLoadData, "hipModuleLoadData", hipError_t, (hipModule_t*, const void*))               \
+  X(hipModuleUnload, "hipModuleUnload", hipError_t, (hipModule_t))                                 \
+  X(hipModuleGetFunction, "hipModuleGetFunction", hipError_t,                                      \
+    (hipFunction_t*, hipModule_t, const char*))                                                    \
+  X(hipModuleLaunchKernel, "hipModuleLaunchKernel", hipError_t,                                    \
+    (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,          \
+     unsigned int, unsigned int, hipStream_t, void**, void**))                                     \
+  X(hipGetErrorName, "hipGetErrorName", const char*, (hipError_t))                                 \
+  X(hipGetErrorString, "hipGetErrorString", const char*, (hipError_t))                             \
+  X(hipStreamCreateWithFlags, "hipStreamCreateWithFlags", hipError_t,                              \
+    (hipStream_t*, unsigned int))                                                                  \
+  X(hipStreamDestroy, "hipStreamDestroy", hipError_t, (hipStream_t))                               \
+  X(hipStreamSynchronize, "hipStreamSynchronize", hipError_t, (hipStream_t))                       \
+  X(hipStreamWaitEvent, "hipStreamWaitEvent", hipError_t, (hipStream_t, hipEvent_t, unsigned int)) \
+  X(hipEventCreateWithFlags, "hipEventCreateWithFlags", hipError_t, (hipEvent_t*, unsigned int))   \
+  X(hipEventRecord, "hipEventRecord", hipError_t, (hipEvent_t, hipStream_t))                       \
+  X(hipEventQuery, "hipEventQuery", hipError_t, (hipEvent_t))                                      \
+  X(hipEventSynchronize, "hipEventSynchronize", hipError_t, (hipEvent_t))                          \
+  X(hipEventElapsedTime, "hipEventElapsedTime", hipError_t, (float*, hipEvent_t, hipEvent_t))      \
+  X(hipEventDestroy, "hipEventDestroy", hipError_t, (hipEvent_t))                                  \
+  X(hipMemcpyHtoDAsync, "hipMemcpyHtoDAsync", hipError_t, (void*, void*, size_t, hipStream_t))     \
+  X(hipMemcpyDtoHAsync, "hipMemcpyDtoHAsync", hipError_t, (void*, void*, size_t, hipStream_t))     \
+  X(hipMemcpyDtoDAsync, "hipMemcpyDtoDAsync", hipError_t, (void*, void*, size_t, hipStream_t))     \
+  X(hipHostMalloc, "hipHostMalloc", hipError_t, (void**, size_t, unsigned int))                    \
   X(hipHostFree, "hipHostFree", hipError_t, (void*))
 
 struct HipApi {

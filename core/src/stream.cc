@@ -134,8 +134,7 @@ size_t TensorArgBytes(const Args& args) {
 
 // ---------------------------------------------------------------------------
 
-StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default,
-                         const uint64_t* external)
+StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default, const uint64_t* external)
     : device_(device),
       api_(api),
       is_default_(is_default),
@@ -150,7 +149,8 @@ StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default,
       Fail("ValueError", "a foreign stream handle of 0 is the legacy default stream: use ",
            DeviceName(device), "'s default_stream");
     }
-    CheckNative(native_->stream_adopt(native_->self, device_.device_id, *external, &native_stream_));
+    CheckNative(
+        native_->stream_adopt(native_->self, device_.device_id, *external, &native_stream_));
   }
   if (native_ == nullptr) return;
   if (DeviceEpochs* e = EpochsOf(device_)) e->native.store(true);
@@ -417,8 +417,9 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
                        const std::shared_ptr<NativeEvent>& event) {
   std::unique_lock lock(mu_);
   if (completed_ < seq && !host_executes()) RequestSync(lock, event, seq);
-  const auto deadline = StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
-                                           std::chrono::duration<double>(std::max(0.0, slice_s)));
+  const auto deadline =
+      StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
+                               std::chrono::duration<double>(std::max(0.0, slice_s)));
   changed_.wait_until(lock, deadline, [&] { return completed_ >= seq || !error_kind_.empty(); });
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
@@ -437,6 +438,5 @@ double StreamState::MarkerTime(uint64_t seq) {
   }
   return std::nan("");
 }
-
 
 }  // namespace modrt

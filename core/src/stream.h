@@ -106,8 +106,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
  public:
   // With `external`, the native queue is adopted (stream_adopt): another
   // library's queue, which modrt never destroys.
-  StreamState(DLDevice device, DeviceAPI* api, bool is_default,
-              const uint64_t* external = nullptr);
+  StreamState(DLDevice device, DeviceAPI* api, bool is_default, const uint64_t* external = nullptr);
   ~StreamState();
   StreamState(const StreamState&) = delete;
   StreamState& operator=(const StreamState&) = delete;

@@ -23,7 +23,7 @@ Ref<Object> StreamHandle(std::shared_ptr<StreamState> state) {
 // Waits for every stream of `device` within one slice; true when all are done.
 static bool WaitDevice(DLDevice device, double slice_s, double raise_after_s) {
   const auto deadline = StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
-                                           std::chrono::duration<double>(slice_s));
+                                                 std::chrono::duration<double>(slice_s));
   for (const auto& s : StreamsOf(device)) {
     const double left =
         std::max(0.0, std::chrono::duration<double>(deadline - StreamClock::now()).count());
@@ -39,13 +39,15 @@ std::string Implementation(const StreamState& s) {
                           ? q->queue_description(q->self, s.device().device_id, s.is_default())
                           : nullptr;
     std::string queue = own != nullptr && *own != '\0' ? std::string(own)
-                        : s.is_default()                ? "the backend's default queue"
-                                                        : "a queue of the backend's own";
-    if (s.adopted()) queue = StrCat(queue, ", adopted from another library (not destroyed by modrt)");
+                        : s.is_default()               ? "the backend's default queue"
+                                                       : "a queue of the backend's own";
+    if (s.adopted())
+      queue = StrCat(queue, ", adopted from another library (not destroyed by modrt)");
     return StrCat("native: ", queue, " (events with device timestamps; graphs ",
-                  !q->graphs         ? "replayed from the core's list"
-                  : q->graph_update ? "recorded by the backend, rebound replays re-recorded"
-                                    : "recorded by the backend, rebound replays from the core's list",
+                  !q->graphs ? "replayed from the core's list"
+                  : q->graph_update
+                      ? "recorded by the backend, rebound replays re-recorded"
+                      : "recorded by the backend, rebound replays from the core's list",
                   "); the stream's worker thread waits for it");
   }
   return s.host_executes()
@@ -234,7 +236,7 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("stream.wait_everywhere", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "stream.wait_everywhere");
     const auto deadline = StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
-                                             std::chrono::duration<double>(a.Float(0)));
+                                                   std::chrono::duration<double>(a.Float(0)));
     for (const auto& s : AllStreams()) {
       const double left =
           std::max(0.0, std::chrono::duration<double>(deadline - StreamClock::now()).count());

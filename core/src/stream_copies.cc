@@ -70,9 +70,8 @@ MODRT_STATIC_INIT([] {
     }
     const NativeQueues* q = s.native();
     s.Throttle(0);
-    CheckNative(q->streams->copy_from_host_async(q->self, src, t->dl(),
-                                                 static_cast<size_t>(a.Int(4)), n,
-                                                 s.native_stream()));
+    CheckNative(q->streams->copy_from_host_async(
+        q->self, src, t->dl(), static_cast<size_t>(a.Int(4)), n, s.native_stream()));
     s.NoteLaunch(CopyRecord("copy to the device", n), 0, std::move(hold));
   });
   // tensor.copy_to_host_async(tensor, stream, host, nbytes, offset): into
@@ -95,8 +94,8 @@ MODRT_STATIC_INIT([] {
       }
       dst = static_cast<char*>(host->dl()->data) + host->dl()->byte_offset;
       Ref<Object> held(host);
-      hold = std::shared_ptr<void>(held.release(),
-                                   [](void* p) { static_cast<Object*>(p)->DecRef(); });
+      hold =
+          std::shared_ptr<void>(held.release(), [](void* p) { static_cast<Object*>(p)->DecRef(); });
     } else {
       dst = a.Ptr(2);
       hold = PinnedBlockFor(s.device(), dst, n);
@@ -107,8 +106,8 @@ MODRT_STATIC_INIT([] {
     }
     const NativeQueues* q = s.native();
     s.Throttle(0);
-    CheckNative(q->streams->copy_to_host_async(q->self, t->dl(), static_cast<size_t>(a.Int(4)),
-                                               dst, n, s.native_stream()));
+    CheckNative(q->streams->copy_to_host_async(q->self, t->dl(), static_cast<size_t>(a.Int(4)), dst,
+                                               n, s.native_stream()));
     s.NoteLaunch(CopyRecord("copy to the host", n), 0, std::move(hold));
   });
   // tensor.copy_device_async(dst, src, stream): both on the stream's device.

@@ -69,8 +69,7 @@ void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
            "a rebound tensor must have the captured tensor's shape, dtype and device");
     }
   }
-  if (native_graph_ != nullptr && stream->native() == native_graph_->queues &&
-      !launches_.empty()) {
+  if (native_graph_ != nullptr && stream->native() == native_graph_->queues && !launches_.empty()) {
     // The backend's graph runs with the buffers it was last recorded with:
     // other bindings re-record it first (graph_update), or replay the list.
     if (!SameBindings(bindings) && !Rerecord(stream, bindings)) return RunList(stream, bindings);

@@ -204,5 +204,4 @@ Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInf
       });
 }
 
-
 }  // namespace modrt

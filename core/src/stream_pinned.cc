@@ -79,7 +79,8 @@ class PinnedObj final : public Object {
 };
 
 void* AlignedHostMemory(size_t nbytes) {
-  const size_t size = (std::max<size_t>(nbytes, 1) + kPinnedAlignment - 1) & ~(kPinnedAlignment - 1);
+  const size_t size =
+      (std::max<size_t>(nbytes, 1) + kPinnedAlignment - 1) & ~(kPinnedAlignment - 1);
   void* p = std::aligned_alloc(kPinnedAlignment, size);
   if (p == nullptr) Fail("MemoryError", "out of host memory allocating ", nbytes, " bytes");
   return p;

@@ -20,6 +20,8 @@ a device's pinned memory is ("" when it has none) without allocating.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._ffi import call
 
 TYPE_CHECKING = False
@@ -27,8 +29,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .runtime import Device
-
-import numpy as np
 
 
 class PinnedArray(np.ndarray):

@@ -18,8 +18,6 @@
 // synchronize, say).
 //
 // The runtime uses it only when MODRT_CUDA_DRIVER_LIBRARY names it.
-#include "backends/cuda/testing/driver_test_double.h"
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/testing/driver_test_double.h"
 
 namespace {
 
@@ -84,16 +83,13 @@ __attribute__((visibility("default"))) const char* modrt_cuda_test_double_log() 
   return LogCopy();
 }
 
-__attribute__((visibility("default"))) void modrt_cuda_test_double_reset() {
-  Reset();
-}
+__attribute__((visibility("default"))) void modrt_cuda_test_double_reset() { Reset(); }
 
 // The next `times` calls of the entry point `call` return `code`.
 __attribute__((visibility("default"))) void modrt_cuda_test_double_fail_next(const char* call,
                                                                              int code, int times) {
   FailNext(call, code, times);
 }
-
 
 EXPORT int cuInit(unsigned int) { return kSuccess; }
 

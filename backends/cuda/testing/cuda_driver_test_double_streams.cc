@@ -32,9 +32,7 @@ EXPORT int cuEventRecord(void* event, void* stream) {
   return EventRecord("cuEventRecord", event, stream);
 }
 EXPORT int cuEventQuery(void* event) { return EventQuery("cuEventQuery", event); }
-EXPORT int cuEventSynchronize(void* event) {
-  return EventSynchronize("cuEventSynchronize", event);
-}
+EXPORT int cuEventSynchronize(void* event) { return EventSynchronize("cuEventSynchronize", event); }
 EXPORT int cuEventElapsedTime(float* ms, void* start, void* end) {
   return EventElapsedTime("cuEventElapsedTime", ms, start, end);
 }
@@ -143,8 +141,8 @@ EXPORT int cuGraphExecUpdate_v2(void* exec, void* graph, void* result_info) {
     same = e->launches[i].kernel == g->launches[i].kernel;
   }
   log_text += "{\"call\": \"cuGraphExecUpdate\", \"exec\": " + std::to_string(e->id) +
-              ", \"graph\": " + std::to_string(g->id) + ", \"updated\": " +
-              (same ? "true" : "false") + "}\n";
+              ", \"graph\": " + std::to_string(g->id) +
+              ", \"updated\": " + (same ? "true" : "false") + "}\n";
   if (!same) return kGraphExecUpdateFailure;
   e->launches = g->launches;
   return kSuccess;

@@ -60,7 +60,6 @@ bool PinnedLocked(const void* p, size_t n) {
   return at >= it->first && at + n <= it->first + it->second;
 }
 
-
 const char* LogCopy() {
   std::lock_guard lock(mu);
   static std::string copy;
@@ -143,8 +142,8 @@ int EventQuery(const char* call, void* event) {
 int EventSynchronize(const char* call, void* event) {
   if (event == nullptr) return kInvalidHandle;
   std::lock_guard lock(mu);
-  log_text += std::string("{\"call\": \"") + call + "\", \"event\": " +
-              std::to_string(static_cast<Event*>(event)->id) + "}\n";
+  log_text += std::string("{\"call\": \"") + call +
+              "\", \"event\": " + std::to_string(static_cast<Event*>(event)->id) + "}\n";
   return InjectedLocked(call);
 }
 
@@ -163,8 +162,8 @@ int EventElapsedTime(const char* call, float* ms, void* start, void* end) {
 int EventDestroy(const char* call, void* event) {
   if (event == nullptr) return kInvalidHandle;
   std::lock_guard lock(mu);
-  log_text += std::string("{\"call\": \"") + call + "\", \"event\": " +
-              std::to_string(static_cast<Event*>(event)->id) + "}\n";
+  log_text += std::string("{\"call\": \"") + call +
+              "\", \"event\": " + std::to_string(static_cast<Event*>(event)->id) + "}\n";
   delete static_cast<Event*>(event);
   return kSuccess;
 }
@@ -176,7 +175,10 @@ int AsyncCopy(const char* call, void* dst, const void* src, size_t bytes, void* 
   std::memcpy(dst, src, bytes);
   log_text += std::string("{\"call\": \"") + call + "\", \"stream\": " + StreamId(stream) +
               ", \"bytes\": " + std::to_string(bytes) + ", \"pinned\": " +
-              (host == nullptr ? "null" : PinnedLocked(host, bytes) ? "true" : "false") + "}\n";
+              (host == nullptr             ? "null"
+               : PinnedLocked(host, bytes) ? "true"
+                                           : "false") +
+              "}\n";
   return kSuccess;
 }
 
@@ -196,8 +198,8 @@ int HostFree(const char* call, void* ptr) {
   std::lock_guard lock(mu);
   auto it = pinned.find(static_cast<const char*>(ptr));
   if (it == pinned.end()) return kInvalidValue;
-  log_text += std::string("{\"call\": \"") + call + "\", \"bytes\": " +
-              std::to_string(it->second) + "}\n";
+  log_text +=
+      std::string("{\"call\": \"") + call + "\", \"bytes\": " + std::to_string(it->second) + "}\n";
   pinned.erase(it);
   std::free(ptr);
   return kSuccess;

@@ -72,7 +72,11 @@ std::string ImageAt(const void* data) {
     }
     return std::string(p, std::max<uint64_t>(end, at - p));
   }
-  if (std::memcmp(p, "\x7f" "ELF", 4) == 0 && p[4] == 2) {  // ELF64
+  if (std::memcmp(p,
+                  "\x7f"
+                  "ELF",
+                  4) == 0 &&
+      p[4] == 2) {  // ELF64
     uint64_t shoff = u64(p + 0x28);
     uint16_t shentsize = 0, shnum = 0;
     std::memcpy(&shentsize, p + 0x3a, 2);
@@ -161,7 +165,8 @@ EXPORT int hipModuleLoadData(void** module, const void* image) {
   std::string bytes = ImageAt(image);
   if (bytes.empty()) return kInvalidImage;
   std::lock_guard lock(mu);
-  log_text += "{\"call\": \"hipModuleLoadData\", \"bytes\": " + std::to_string(bytes.size()) + "}\n";
+  log_text +=
+      "{\"call\": \"hipModuleLoadData\", \"bytes\": " + std::to_string(bytes.size()) + "}\n";
   auto m = std::make_unique<Module>();
   m->image = std::move(bytes);
   *module = m.release();
