@@ -154,6 +154,35 @@ class CudaDeviceAPI final : public DriverDeviceAPI<Workspace> {
              StrCat("cuMemcpyDtoDAsync of ", nbytes, " bytes"));
   }
 
+  // A CUstream made by another library (PyTorch, CuPy): the handle is the
+  // stream; its maker destroys it.
+  bool HasStreamAdopt() const override { return true; }
+  void* StreamAdopt(int id, uint64_t external) override {
+    Active(id);
+    return reinterpret_cast<void*>(static_cast<uintptr_t>(external));
+  }
+  const char* QueueDescription(int, bool is_default) override {
+    return is_default ? "the CUDA context's legacy default stream (NULL)"
+                      : "a CUDA stream (CU_STREAM_NON_BLOCKING)";
+  }
+
+  // --- pinned host memory ---
+  bool HasPinnedHost() const override { return true; }
+  void* PinnedHostAlloc(int id, size_t nbytes) override {
+    Workspace& ws = Active(id);
+    void* ptr = nullptr;
+    ws.Check(ws.cu().cuMemHostAlloc(&ptr, nbytes, kMemHostAllocPortable),
+             StrCat("cuMemHostAlloc of ", nbytes, " bytes of pinned host memory"));
+    return ptr;
+  }
+  void PinnedHostFree(int id, void* ptr) override {
+    Workspace& ws = Active(id);
+    ws.Check(ws.cu().cuMemFreeHost(ptr), "cuMemFreeHost");
+  }
+  const char* PinnedHostDescription() const override {
+    return "page-locked host memory from cuMemHostAlloc (CU_MEMHOSTALLOC_PORTABLE)";
+  }
+
   // --- graphs: stream capture ---
   bool HasGraphs() const override { return true; }
   void GraphBegin(int id, void* stream) override {
@@ -183,6 +212,25 @@ class CudaDeviceAPI final : public DriverDeviceAPI<Workspace> {
     Workspace& ws = Active(id);
     ws.Check(ws.cu().cuGraphLaunch(static_cast<CUgraphExec>(graph), AsStream(stream)),
              "cuGraphLaunch");
+  }
+  // A rebound replay: the capture of its launches updates the executable
+  // graph's kernel parameters in place (cuGraphExecUpdate; the topology is
+  // the same launches'). Launches of it already submitted keep their old ones.
+  bool HasGraphUpdate() const override { return true; }
+  void GraphUpdate(int id, void* stream, void* graph) override {
+    Workspace& ws = Active(id);
+    CUgraph captured = nullptr;
+    ws.Check(ws.cu().cuStreamEndCapture(AsStream(stream), &captured), "cuStreamEndCapture");
+    // CUgraphExecUpdateResultInfo: result, error node, error-from node.
+    struct {
+      int result;
+      void* error_node;
+      void* error_from_node;
+    } info{};
+    const CUresult status =
+        ws.cu().cuGraphExecUpdate(static_cast<CUgraphExec>(graph), captured, &info);
+    ws.cu().cuGraphDestroy(captured);
+    ws.Check(status, "cuGraphExecUpdate");
   }
   void GraphDestroy(int id, void* graph) override {
     Workspace& ws = Active(id);

@@ -61,6 +61,8 @@ constexpr unsigned kStreamNonBlocking = 1;
 // CUevent_flags
 constexpr unsigned kEventDefault = 0;
 constexpr unsigned kEventDisableTiming = 2;
+// cuMemHostAlloc: page-locked memory usable with every context.
+constexpr unsigned kMemHostAllocPortable = 1;
 // CUstreamCaptureMode: only this thread's unsafe calls are refused while it captures.
 constexpr int kCaptureModeThreadLocal = 1;
 // Dynamic shared memory above this needs the kernel's opt-in.
@@ -111,6 +113,9 @@ constexpr int64_t kDefaultSharedMemoryLimit = 48 * 1024;
     (CUgraphExec*, CUgraph, unsigned long long))                                                 \
   X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))                           \
   X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))                           \
+  X(cuGraphExecUpdate, "cuGraphExecUpdate_v2", CUresult, (CUgraphExec, CUgraph, void*))          \
+  X(cuMemHostAlloc, "cuMemHostAlloc", CUresult, (void**, size_t, unsigned int))                  \
+  X(cuMemFreeHost, "cuMemFreeHost", CUresult, (void*))                                           \
   X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))                                       \
   X(cuGetErrorName, "cuGetErrorName", CUresult, (CUresult, const char**))                        \
   X(cuGetErrorString, "cuGetErrorString", CUresult, (CUresult, const char**))

@@ -234,10 +234,70 @@ def test_captured_graph_replays_like_the_launches(dev, streams_mod):
     g.replay()
     np.testing.assert_allclose(x.numpy(stream=s, timeout=60), expected, rtol=1e-5)
     # Rebound: the same launches on another buffer; the captured one is left alone.
+    # (the CUDA graph's parameters are updated in place: cuGraphExecUpdate).
     y = modrt.tensor(x0, dev)
     g.replay({x: y})
     np.testing.assert_allclose(y.numpy(stream=s, timeout=60), expected, rtol=1e-5)
     np.testing.assert_allclose(x.numpy(stream=s, timeout=60), expected, rtol=1e-5)
+    # Without bindings the graph runs on the captured buffer again.
+    x.copyfrom(x0)
+    g.replay()
+    np.testing.assert_allclose(x.numpy(stream=s, timeout=60), expected, rtol=1e-5)
+    np.testing.assert_allclose(y.numpy(stream=s, timeout=60), expected, rtol=1e-5)
+
+
+def test_pinned_host_memory_round_trip(dev):
+    s = modrt.Stream(dev)
+    host = modrt.pinned_empty(N, "float32", device=dev)
+    assert host.pinned and "cuMemHostAlloc" in host.pinned_memory
+    host[:] = RNG.standard_normal(N, dtype="float32")
+    t = modrt.empty((N,), "float32", dev)
+    back = modrt.pinned_empty(N, "float32", device=dev)
+    t.copyfrom(host, stream=s)  # asynchronous, from the pinned memory itself
+    t.copyto(back, stream=s)  # asynchronous, into the pinned memory itself
+    s.synchronize(timeout=60)
+    np.testing.assert_array_equal(back, host)
+
+
+def test_a_torch_stream_is_adopted_and_ordered_with_torch_work(dev, streams_mod):
+    # PyTorch must be there (the GPU session installs it): an ImportError fails.
+    import torch
+
+    c, out = modrt.tensor(np.zeros(N, "float32"), dev), modrt.empty((N,), "float32", dev)
+    tc, tout = torch.from_dlpack(c), torch.from_dlpack(out)
+    dev.sync(timeout=60)
+    torch_stream = torch.cuda.Stream()
+    s = modrt.Stream.from_external(dev, torch_stream.cuda_stream)
+    assert s.native and s.adopted
+    with torch.cuda.stream(torch_stream):
+        torch.cuda._sleep(50_000_000)  # keeps the stream busy well past the launch below
+        tc.fill_(5.0)
+    # On the adopted stream the launch runs after torch's fill; on any other
+    # stream it would read c while it is still zero.
+    streams_mod["vadd"](c, c, out, N, GRID, BLOCK, stream=s)
+    with torch.cuda.stream(torch_stream):
+        doubled = tout * 2  # torch work after modrt's launch, on the same stream
+    torch_stream.synchronize()
+    np.testing.assert_array_equal(doubled.cpu().numpy(), np.full(N, 20.0, "float32"))
+    np.testing.assert_array_equal(out.numpy(stream=s, timeout=60), np.full(N, 10.0, "float32"))
+    del s
+    # The stream is still torch's: modrt did not destroy it.
+    with torch.cuda.stream(torch_stream):
+        again = tout + 1
+    torch_stream.synchronize()
+    np.testing.assert_array_equal(again.cpu().numpy(), np.full(N, 11.0, "float32"))
+
+
+def test_a_cupy_stream_is_adopted(dev, streams_mod):
+    import cupy
+
+    cupy_stream = cupy.cuda.Stream(non_blocking=True)
+    s = modrt.Stream.from_external(dev, cupy_stream.ptr)
+    a = RNG.standard_normal(N, dtype="float32")
+    c = modrt.empty((N,), "float32", dev)
+    streams_mod["vadd"](modrt.tensor(a, dev), modrt.tensor(a, dev), c, N, GRID, BLOCK, stream=s)
+    cupy_stream.synchronize()
+    np.testing.assert_allclose(c.numpy(stream=s, timeout=60), 2 * a, rtol=1e-6)
 
 
 def test_a_never_ending_kernel_times_out_and_the_process_exits(dev):

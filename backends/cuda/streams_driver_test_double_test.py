@@ -8,6 +8,9 @@ same features on a real GPU."""
 
 from __future__ import annotations
 
+import ctypes
+import gc
+
 import numpy as np
 import pytest
 from cuda_testing import KERNELS, SIGNATURES, DriverLog
@@ -20,6 +23,8 @@ CU_STREAM_NON_BLOCKING = 1
 CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1
 CUDA_ERROR_OUT_OF_MEMORY = 2
 CUDA_ERROR_ILLEGAL_ADDRESS = 700
+CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910
+CU_MEMHOSTALLOC_PORTABLE = 1
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +50,12 @@ def log(dev: modrt.Device) -> DriverLog:
     return driver
 
 
+def params_of(*tensors: modrt.Tensor, n: int = N) -> str:
+    """The bytes of vadd's parameters as the double logs them (hex, comma-separated)."""
+    pointers = [int(t._dl().data or 0).to_bytes(8, "little").hex() for t in tensors]
+    return ",".join([*pointers, n.to_bytes(4, "little", signed=True).hex()])
+
+
 def operands(dev: modrt.Device) -> tuple[modrt.Tensor, modrt.Tensor, modrt.Tensor]:
     return tuple(modrt.tensor(np.full(N, i, "float32"), dev) for i in (1, 2, 0))  # type: ignore[return-value]
 
@@ -61,8 +72,10 @@ def test_a_stream_is_a_non_blocking_cuda_stream(dev, log):
     s = modrt.Stream(dev)
     (created,) = log.calls("cuStreamCreate")
     assert created["flags"] == CU_STREAM_NON_BLOCKING
-    assert s.native and dev.default_stream.native
-    assert s.implementation.startswith("native:")
+    assert s.native and dev.default_stream.native and not s.adopted
+    # The backend describes its own queues.
+    assert s.implementation.startswith("native: a CUDA stream (CU_STREAM_NON_BLOCKING)")
+    assert "legacy default stream" in dev.default_stream.implementation
 
 
 def test_launches_go_to_the_current_streams_handle(dev, mod, log):
@@ -161,17 +174,52 @@ def test_graph_capture_calls_the_driver_in_order(dev, mod, log):
         "exec": instantiated["exec"],
         "stream": sid,
         "kernels": ["vadd"] * 3,
+        "params": [params_of(a, b, c)] * 3,
     }
     assert log.calls("cuLaunchKernel") == []
     s.synchronize(timeout=30)
 
-    # Rebound buffers replay the core's list, launch by launch, on the stream.
+    # Rebound buffers: the launches are captured again and the executable
+    # graph's parameters updated in place (cuGraphExecUpdate), then launched;
+    # nothing runs launch by launch.
     log.reset()
     other = modrt.empty((N,), "float32", dev)
     g.replay({c: other})
+    calls = [e["call"] for e in log.entries()]
+    assert calls == [
+        "cuStreamBeginCapture",
+        "cuLaunchKernel",
+        "cuLaunchKernel",
+        "cuLaunchKernel",
+        "cuStreamEndCapture",
+        "cuGraphExecUpdate",
+        "cuGraphDestroy",
+        "cuGraphLaunch",
+    ], calls
+    assert all(x["captured"] and x["stream"] == sid for x in log.calls("cuLaunchKernel"))
+    (updated,) = log.calls("cuGraphExecUpdate")
+    assert updated["exec"] == instantiated["exec"] and updated["updated"]
+    (launched,) = log.calls("cuGraphLaunch")
+    assert launched["params"] == [params_of(a, b, other)] * 3
+    assert len(g) == 3  # the core's list is unchanged
+
+    # The same bindings again: no new capture. No bindings: back as captured.
+    log.reset()
+    g.replay({c: other})
+    assert [e["call"] for e in log.entries()] == ["cuGraphLaunch"]
+    log.reset()
+    g.replay()
+    assert log.calls("cuGraphExecUpdate") and log.calls("cuGraphLaunch")[0]["params"] == [params_of(a, b, c)] * 3
+    s.synchronize(timeout=30)
+    assert "rebound replays re-recorded" in s.implementation
+
+    # A graph the driver cannot update replays the core's list instead.
+    log.reset()
+    log.fail_next("cuGraphExecUpdate", CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE)
+    g.replay({c: other})
     assert log.calls("cuGraphLaunch") == []
-    launches = log.calls("cuLaunchKernel")
-    assert len(launches) == 3 and all(not x["captured"] and x["stream"] == sid for x in launches)
+    launches = [x for x in log.calls("cuLaunchKernel") if not x["captured"]]
+    assert len(launches) == 3 and all(x["stream"] == sid for x in launches)
     s.synchronize(timeout=30)
 
     log.reset()
@@ -249,3 +297,79 @@ def test_device_out_of_memory_is_a_memory_error_naming_cu_mem_alloc(dev, log):
     with pytest.raises(MemoryError, match=r"cuMemAlloc of \d+ bytes on cuda\(0\) failed: CUDA_ERROR_OUT_OF_MEMORY"):
         modrt.empty((12345 * 1024,), "uint8", dev)
     assert len(log.calls("cuMemAlloc")) == 2
+
+
+def test_a_foreign_cuda_stream_is_adopted_and_never_destroyed(dev, mod, log):
+    # Another library's stream (as torch's .cuda_stream or CuPy's .ptr is):
+    # made here straight through the driver.
+    handle = ctypes.c_void_p()
+    assert log.lib.cuStreamCreate(ctypes.byref(handle), CU_STREAM_NON_BLOCKING) == 0
+    (created,) = log.calls("cuStreamCreate")
+    log.reset()
+    s = modrt.Stream.from_external(dev, handle.value)
+    assert s.native and s.adopted and "adopted from another library" in s.implementation
+    assert log.calls("cuStreamCreate") == []
+    a, b, c = operands(dev)
+    mod["vadd"](a, b, c, N, 4, 64, stream=s)
+    event = s.record()
+    event.synchronize(timeout=30)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["stream"] == created["stream"]
+    assert log.calls("cuEventRecord")[0]["stream"] == created["stream"]
+    s.synchronize(timeout=30)
+    del s, event
+    gc.collect()
+    dev.sync(timeout=30)
+    # modrt waited for its work there, but the stream is still its maker's.
+    assert created["stream"] not in [e["stream"] for e in log.calls("cuStreamDestroy")]
+    assert log.lib.cuStreamDestroy_v2(handle) == 0
+
+
+def test_a_foreign_stream_handle_is_checked(dev):
+    with pytest.raises(TypeError, match="is an int"):
+        modrt.Stream.from_external(dev, "0x1234")
+    with pytest.raises(ValueError, match="legacy default stream"):
+        modrt.Stream.from_external(dev, 0)
+    with pytest.raises(ValueError, match="an address"):
+        modrt.Stream.from_external(dev, -5)
+    with pytest.raises(ValueError, match="has no native streams"):
+        modrt.Stream.from_external(modrt.cpu(), 1234)
+
+
+def test_pinned_host_memory_is_cu_mem_host_alloc_used_in_place(dev, log):
+    s, sid = new_stream(dev, log)
+    n = 64
+    host = modrt.pinned_empty(n, "float32", device=dev)
+    assert host.pinned and "cuMemHostAlloc" in host.pinned_memory
+    assert modrt.pinned_memory(dev) == host.pinned_memory
+    (alloc,) = log.calls("cuMemHostAlloc")
+    assert (alloc["bytes"], alloc["flags"]) == (n * 4, CU_MEMHOSTALLOC_PORTABLE)
+    host[:] = np.arange(n, dtype="float32")
+    t = modrt.empty((n,), "float32", dev)
+    back = modrt.pinned_empty(n, "float32", device=dev)
+    log.reset()
+    t.copyfrom(host, stream=s)
+    t.copyto(back, stream=s)
+    # The driver got the pinned memory itself, on the stream: no staging copy.
+    (h2d,) = log.calls("cuMemcpyHtoDAsync")
+    (d2h,) = log.calls("cuMemcpyDtoHAsync")
+    assert (h2d["stream"], h2d["bytes"], h2d["pinned"]) == (sid, n * 4, True)
+    assert (d2h["stream"], d2h["bytes"], d2h["pinned"]) == (sid, n * 4, True)
+    s.synchronize(timeout=30)
+    np.testing.assert_array_equal(back, host)
+    # An ordinary array is staged (pageable memory to the driver).
+    log.reset()
+    t.copyfrom(np.ones(n, "float32"), stream=s)
+    assert log.calls("cuMemcpyHtoDAsync")[0]["pinned"] is False
+    s.synchronize(timeout=30)
+    # Freed once the array and every copy using it are gone.
+    log.reset()
+    del host, back
+    gc.collect()
+    assert [e["bytes"] for e in log.calls("cuMemFreeHost")] == [n * 4, n * 4]
+
+
+def test_pinned_allocation_failure_is_a_memory_error(dev, log):
+    log.fail_next("cuMemHostAlloc", CUDA_ERROR_OUT_OF_MEMORY)
+    with pytest.raises(MemoryError, match="cuMemHostAlloc of 4096 bytes"):
+        modrt.pinned_empty(1024, "float32", device=dev)

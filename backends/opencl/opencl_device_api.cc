@@ -2,6 +2,8 @@
 // attributes, and native streams and events on command queues.
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -163,6 +165,54 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
   void Free(int, void* ptr) override {
     Workspace::Get().cl().clReleaseMemObject(static_cast<cl_mem>(ptr));
   }
+
+  // Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer (the driver places it
+  // where the device reads host memory directly), mapped for the host's
+  // whole use of it; the pointer's copies are then the driver's fast path.
+  bool HasPinnedHost() const override { return true; }
+  void* PinnedHostAlloc(int id, size_t nbytes) override {
+    Workspace& ws = Workspace::Get();
+    const Device& dev = ws.device(id);
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = ws.cl().clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                        nbytes, nullptr, &err);
+    if (err != CL_SUCCESS) {
+      Fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? "MemoryError"
+                                                                                   : "RuntimeError",
+           "opencl(", id, "): cannot allocate ", nbytes, " bytes of pinned host memory (",
+           ClError(err), ")");
+    }
+    void* ptr = ws.cl().clEnqueueMapBuffer(dev.queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                           nbytes, 0, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) {
+      ws.cl().clReleaseMemObject(mem);
+      MODRT_CL_CHECK(err, "clEnqueueMapBuffer of pinned host memory");
+    }
+    std::lock_guard lock(pinned_mu_);
+    pinned_[ptr] = mem;
+    return ptr;
+  }
+  void PinnedHostFree(int id, void* ptr) override {
+    cl_mem mem = nullptr;
+    {
+      std::lock_guard lock(pinned_mu_);
+      auto it = pinned_.find(ptr);
+      if (it == pinned_.end()) Fail("ValueError", "not pinned host memory of opencl(", id, ")");
+      mem = it->second;
+      pinned_.erase(it);
+    }
+    Workspace& ws = Workspace::Get();
+    ws.cl().clEnqueueUnmapMemObject(ws.device(id).queue, mem, ptr, 0, nullptr, nullptr);
+    ws.cl().clFinish(ws.device(id).queue);
+    ws.cl().clReleaseMemObject(mem);
+  }
+  const char* PinnedHostDescription() const override {
+    return "a mapped CL_MEM_ALLOC_HOST_PTR buffer (host memory the device reads directly)";
+  }
+  const char* QueueDescription(int, bool is_default) override {
+    return is_default ? "the device's OpenCL command queue"
+                      : "an OpenCL command queue of its own (profiling enabled)";
+  }
   void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
     if (nbytes == 0) return;
     Workspace& ws = Workspace::Get();
@@ -202,6 +252,10 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
                        t->byte_offset + offset, nbytes, dst, 0, nullptr, nullptr),
                    "device-to-host copy");
   }
+
+ private:
+  std::mutex pinned_mu_;
+  std::map<void*, cl_mem> pinned_;  // mapped pointer -> its buffer
 };
 
 }  // namespace

@@ -47,6 +47,8 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
   X(clSetKernelArg)            \
   X(clEnqueueNDRangeKernel)    \
   X(clEnqueueCopyBuffer)       \
+  X(clEnqueueMapBuffer)        \
+  X(clEnqueueUnmapMemObject)   \
   X(clEnqueueMarkerWithWaitList)  \
   X(clEnqueueBarrierWithWaitList) \
   X(clGetEventInfo)            \

@@ -4,6 +4,7 @@
 // driver state is opencl_driver.h's, the device API opencl_device_api.cc's.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>

@@ -14,11 +14,14 @@ namespace modrt {
 namespace {
 
 // The optional tables of ABI 1.1 that this core reads, each used only when
-// complete (every function set).
+// complete (every function set). A table may be shorter than this core's
+// struct when it predates later additions (`min_size`); those are read only
+// where its struct_size covers them.
 template <typename Extension>
-const Extension* FindExtension(const ModrtDeviceApi& t, int32_t type) {
+const Extension* FindExtension(const ModrtDeviceApi& t, int32_t type,
+                               size_t min_size = sizeof(Extension)) {
   const ModrtExtension* e = ModrtFindExtension(t.extensions, type);
-  if (e == nullptr || e->struct_size < sizeof(Extension)) return nullptr;
+  if (e == nullptr || e->struct_size < min_size) return nullptr;
   return reinterpret_cast<const Extension*>(e);
 }
 
@@ -33,7 +36,8 @@ const ModrtDeviceAttributeExtension* Attributes(const ModrtDeviceApi& t) {
 }
 
 const ModrtStreamExtension* Streams(const ModrtDeviceApi& t) {
-  const auto* x = FindExtension<ModrtStreamExtension>(t, kModrtExtensionStreams);
+  const auto* x = FindExtension<ModrtStreamExtension>(t, kModrtExtensionStreams,
+                                                     MODRT_STREAM_EXTENSION_MIN_SIZE);
   if (x == nullptr) return nullptr;
   const void* fns[] = {reinterpret_cast<const void*>(x->stream_create),
                        reinterpret_cast<const void*>(x->stream_destroy),
@@ -54,8 +58,14 @@ const ModrtStreamExtension* Streams(const ModrtDeviceApi& t) {
 }
 
 const ModrtGraphExtension* Graphs(const ModrtDeviceApi& t) {
-  const auto* x = FindExtension<ModrtGraphExtension>(t, kModrtExtensionGraphs);
+  const auto* x = FindExtension<ModrtGraphExtension>(t, kModrtExtensionGraphs,
+                                                    MODRT_GRAPH_EXTENSION_MIN_SIZE);
   return x && x->graph_begin && x->graph_end && x->graph_launch && x->graph_destroy ? x : nullptr;
+}
+
+const ModrtPinnedHostExtension* Pinned(const ModrtDeviceApi& t) {
+  const auto* x = FindExtension<ModrtPinnedHostExtension>(t, kModrtExtensionPinnedHost);
+  return x && x->host_alloc && x->host_free ? x : nullptr;
 }
 
 // The well-known attribute called `name`; 0 when none is.
@@ -86,6 +96,21 @@ DeviceAPI::DeviceAPI(const ModrtDeviceApi& table)
   native_.self = t_.self;
   native_.streams = Streams(t_);
   native_.graphs = native_.streams ? Graphs(t_) : nullptr;
+  if (const ModrtStreamExtension* x = native_.streams) {
+    if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, stream_adopt)) {
+      native_.stream_adopt = x->stream_adopt;
+    }
+    if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, queue_description)) {
+      native_.queue_description = x->queue_description;
+    }
+  }
+  if (const ModrtGraphExtension* x = native_.graphs) {
+    if (MODRT_STRUCT_HAS(ModrtGraphExtension, &x->base, graph_update)) {
+      native_.graph_update = x->graph_update;
+    }
+  }
+  pinned_.self = t_.self;
+  pinned_.ext = Pinned(t_);
 }
 
 int DeviceAPI::DeviceCount() const {
@@ -159,5 +184,7 @@ bool DeviceAPI::CopyRange(const DLTensor* src, size_t offset, void* dst, size_t 
 }
 
 const NativeQueues* NativeQueuesOf(DeviceAPI* api) { return api->native(); }
+
+const PinnedHost* PinnedHostOf(DeviceAPI* api) { return api->pinned(); }
 
 }  // namespace modrt

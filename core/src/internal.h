@@ -23,6 +23,8 @@ const char* LastErrorMessage();
 
 // The native queues of a device API (device.h); null when it has none.
 const NativeQueues* NativeQueuesOf(DeviceAPI* api);
+// A device API's pinned host memory (ModrtPinnedHostExtension), or null.
+const PinnedHost* PinnedHostOf(DeviceAPI* api);
 
 // A call into a C table (a plugin's, or the core's cpu device) failed:
 // throws the error it reported.

@@ -1,4 +1,8 @@
-// Streams, events and graphs (stream.h), and their registry functions.
+// Streams (stream.h): a stream's queue of launches, its worker thread, its
+// waits and its latched errors. The rest of the device layer is in
+// stream_launch.cc (the current stream, launches), stream_api.cc (the
+// registry functions of streams, events and waits), stream_copies.cc,
+// stream_graphs.cc and stream_pinned.cc.
 #include "stream.h"
 
 #include <algorithm>
@@ -17,12 +21,6 @@ namespace modrt {
 
 namespace {
 
-// Deadlines of condition-variable waits are on the system clock: libstdc++
-// waits on it with pthread_cond_timedwait, which glibc 2.28 has (the
-// steady clock's pthread_cond_clockwait came in 2.30; the wheels are
-// manylinux_2_28). Short slices keep a clock step from mattering.
-using Clock = std::chrono::system_clock;
-
 // In-flight limits per stream: launching faster than the device runs blocks
 // the launcher instead of growing memory (MODRT_MAX_IN_FLIGHT launches,
 // MODRT_MAX_IN_FLIGHT_BYTES bytes of buffers that pending launches use).
@@ -40,15 +38,6 @@ size_t MaxInFlight() {
 size_t MaxInFlightBytes() {
   static const size_t n = EnvSize("MODRT_MAX_IN_FLIGHT_BYTES", size_t{4} << 30);
   return n;
-}
-
-std::string DeviceName(DLDevice d) {
-  const char* kind = DeviceKindName(d.device_type);
-  return StrCat(kind ? kind : "device", "(", d.device_id, ")");
-}
-
-bool SameDevice(DLDevice a, DLDevice b) {
-  return a.device_type == b.device_type && a.device_id == b.device_id;
 }
 
 std::string Dims(const int64_t* v) { return StrCat("[", v[0], ", ", v[1], ", ", v[2], "]"); }
@@ -71,12 +60,16 @@ DeviceEpochs* EpochsOf(DLDevice d) {
   return &epochs[d.device_type][d.device_id];
 }
 
-// A plugin call of the stream or graph extension failed: rethrow its error.
+}  // namespace
+
+std::string DeviceName(DLDevice d) {
+  const char* kind = DeviceKindName(d.device_type);
+  return StrCat(kind ? kind : "device", "(", d.device_id, ")");
+}
+
 void CheckNative(int status) {
   if (status != 0) ThrowLastError();
 }
-
-}  // namespace
 
 uint64_t DeviceLaunched(DLDevice device) {
   DeviceEpochs* e = EpochsOf(device);
@@ -141,22 +134,36 @@ size_t TensorArgBytes(const Args& args) {
 
 // ---------------------------------------------------------------------------
 
-StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default)
+StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default, const uint64_t* external)
     : device_(device),
       api_(api),
       is_default_(is_default),
-      native_(device.device_type == kDLCPU ? nullptr : NativeQueuesOf(api)) {
+      native_(device.device_type == kDLCPU ? nullptr : NativeQueuesOf(api)),
+      adopted_(external != nullptr) {
+  if (adopted_) {
+    if (native_ == nullptr || native_->stream_adopt == nullptr) {
+      Fail("ValueError", DeviceName(device), " cannot adopt another library's stream: its backend ",
+           native_ == nullptr ? "has no native streams" : "does not adopt foreign queues");
+    }
+    if (*external == 0) {
+      Fail("ValueError", "a foreign stream handle of 0 is the legacy default stream: use ",
+           DeviceName(device), "'s default_stream");
+    }
+    CheckNative(
+        native_->stream_adopt(native_->self, device_.device_id, *external, &native_stream_));
+  }
   if (native_ == nullptr) return;
   if (DeviceEpochs* e = EpochsOf(device_)) e->native.store(true);
-  if (!is_default_) {
+  if (!is_default_ && !adopted_) {
     CheckNative(native_->streams->stream_create(native_->self, device_.device_id, &native_stream_));
   }
 }
 
 StreamState::~StreamState() {
   // Reached once the worker drained the queue (Close asked it to): nothing
-  // of this stream is pending on the device, unless a failure latched.
-  if (native_stream_ != nullptr && !InForkedChild()) {
+  // of this stream is pending on the device, unless a failure latched. An
+  // adopted queue is its maker's to destroy.
+  if (native_stream_ != nullptr && !adopted_ && !InForkedChild()) {
     native_->streams->stream_destroy(native_->self, device_.device_id, native_stream_);
   }
 }
@@ -410,8 +417,9 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
                        const std::shared_ptr<NativeEvent>& event) {
   std::unique_lock lock(mu_);
   if (completed_ < seq && !host_executes()) RequestSync(lock, event, seq);
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(std::max(0.0, slice_s)));
+  const auto deadline =
+      StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
+                               std::chrono::duration<double>(std::max(0.0, slice_s)));
   changed_.wait_until(lock, deadline, [&] { return completed_ >= seq || !error_kind_.empty(); });
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
@@ -431,648 +439,4 @@ double StreamState::MarkerTime(uint64_t seq) {
   return std::nan("");
 }
 
-// ---------------------------------------------------------------------------
-
-GraphObj::~GraphObj() {
-  for (Launch& l : launches_) {
-    for (ModrtValue& v : l.args) {
-      if (v.type_code == kModrtObject && v.v_obj != nullptr)
-        static_cast<Object*>(v.v_obj)->DecRef();
-    }
-  }
-}
-
-void GraphObj::Record(const FunctionObj* function, const FunctionInfo* info, const Args& args) {
-  Launch l;
-  l.function = Ref<FunctionObj>(const_cast<FunctionObj*>(function));
-  l.info = info;
-  for (int32_t i = 0; i < args.size(); ++i) {
-    ModrtValue v = args[i];
-    if (v.type_code == kModrtRawStr || v.type_code == kModrtDLTensorPtr) {
-      Fail("TypeError", "argument ", i, ": a recorded launch takes tensors and numbers, not a ",
-           TypeCodeName(v.type_code));
-    }
-    if (v.type_code == kModrtObject && v.v_obj != nullptr) static_cast<Object*>(v.v_obj)->IncRef();
-    l.args.push_back(v);
-  }
-  launches_.push_back(std::move(l));
-}
-
-void GraphObj::BeginNative(StreamState& stream) {
-  const NativeQueues* q = stream.native();
-  if (q == nullptr || q->graphs == nullptr) return;
-  // A backend that cannot capture on this stream leaves the recording to the
-  // core's list (Graph.native says which).
-  if (q->graphs->graph_begin(q->self, device_.device_id, stream.native_stream()) != 0) return;
-  native_capture_ = &stream;
-}
-
-void GraphObj::EndNative() {
-  StreamState* stream = std::exchange(native_capture_, nullptr);
-  if (stream == nullptr) return;
-  const NativeQueues* q = stream->native();
-  void* handle = nullptr;
-  const int status =
-      q->graphs->graph_end(q->self, device_.device_id, stream->native_stream(), &handle);
-  if (status != 0 || handle == nullptr) return;  // abandoned: the list replays
-  native_graph_ = std::make_shared<NativeGraph>(q, device_.device_id, handle);
-  if (native_failed_) native_graph_.reset();
-}
-
-namespace {
-thread_local std::shared_ptr<StreamState> current_stream;
-}  // namespace
-
-void* CurrentNativeStream(DLDevice device) {
-  if (current_stream && SameDevice(current_stream->device(), device)) {
-    return current_stream->native_stream();
-  }
-  return nullptr;
-}
-
-void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
-                      const std::vector<std::pair<Object*, Object*>>& bindings) {
-  for (const auto& [from, to] : bindings) {
-    auto* a = static_cast<TensorObj*>(from);
-    auto* b = static_cast<TensorObj*>(to);
-    const DLTensor &x = *a->dl(), &y = *b->dl();
-    if (!(x.dtype == y.dtype) || x.ndim != y.ndim ||
-        !std::equal(x.shape, x.shape + x.ndim, y.shape) || !SameDevice(x.device, y.device)) {
-      Fail("ValueError",
-           "a rebound tensor must have the captured tensor's shape, dtype and device");
-    }
-  }
-  if (bindings.empty() && native_graph_ != nullptr && stream->native() == native_graph_->queues &&
-      !launches_.empty()) {
-    const NativeQueues* q = native_graph_->queues;
-    stream->Throttle(0);
-    CheckNative(q->graphs->graph_launch(q->self, device_.device_id, native_graph_->handle,
-                                        stream->native_stream()));
-    LaunchRecord record;
-    const Launch& first = launches_.front();
-    record =
-        RecordOf(*first.info, Args(first.args.data(), static_cast<int32_t>(first.args.size())));
-    record.kernel = StrCat("graph of ", launches_.size(), " launches from ", record.kernel);
-    stream->NoteLaunch(std::move(record), 0, native_graph_);
-    return;
-  }
-  // Launches go to `stream`: it is made current for the replay.
-  std::shared_ptr<StreamState> saved = current_stream;
-  struct Restore {
-    std::shared_ptr<StreamState>* slot;
-    std::shared_ptr<StreamState> value;
-    ~Restore() { *slot = std::move(value); }
-  } restore{&current_stream, std::move(saved)};
-  current_stream = stream;
-  std::vector<ModrtValue> args;
-  for (const Launch& l : launches_) {
-    args = l.args;
-    for (ModrtValue& v : args) {
-      if (v.type_code != kModrtObject) continue;
-      for (const auto& [from, to] : bindings) {
-        if (v.v_obj == from) v.v_obj = to;
-      }
-    }
-    OwnedValue ret;
-    l.function->Call(args.data(), static_cast<int32_t>(args.size()), ret.out());
-  }
-}
-
-// ---------------------------------------------------------------------------
-
-namespace {
-
-struct StreamRegistry {
-  std::mutex mu;
-  std::map<std::pair<int32_t, int32_t>, std::shared_ptr<StreamState>> defaults;
-  std::map<std::pair<int32_t, int32_t>, std::vector<std::weak_ptr<StreamState>>> all;
-};
-
-StreamRegistry& Streams() {
-  // Leaked: worker threads may still run during process teardown.
-  static StreamRegistry* r = std::make_unique<StreamRegistry>().release();
-  return *r;
-}
-
-// Default streams of small device numbers, cached for the launch path.
-constexpr int kCachedTypes = 64, kCachedIds = 8;
-std::atomic<const std::shared_ptr<StreamState>*> default_cache[kCachedTypes][kCachedIds];
-
-std::shared_ptr<StreamState> NewStream(DLDevice device, bool is_default) {
-  DeviceAPI* api = GetExistingDeviceAPI(device);
-  auto state = std::make_shared<StreamState>(device, api, is_default);
-  StreamRegistry& r = Streams();
-  std::lock_guard lock(r.mu);
-  auto& list = r.all[{device.device_type, device.device_id}];
-  list.erase(std::remove_if(list.begin(), list.end(), [](auto& w) { return w.expired(); }),
-             list.end());
-  list.push_back(state);
-  return state;
-}
-
-}  // namespace
-
-const std::shared_ptr<StreamState>& DefaultStream(DLDevice device) {
-  const bool cached = device.device_type >= 0 && device.device_type < kCachedTypes &&
-                      device.device_id >= 0 && device.device_id < kCachedIds;
-  if (cached) {
-    if (auto* s =
-            default_cache[device.device_type][device.device_id].load(std::memory_order_acquire)) {
-      return *s;
-    }
-  }
-  StreamRegistry& r = Streams();
-  {
-    std::lock_guard lock(r.mu);
-    auto it = r.defaults.find({device.device_type, device.device_id});
-    if (it != r.defaults.end()) return it->second;
-  }
-  std::shared_ptr<StreamState> made = NewStream(device, /*is_default=*/true);
-  std::lock_guard lock(r.mu);
-  auto [it, inserted] = r.defaults.try_emplace({device.device_type, device.device_id}, made);
-  if (cached) {
-    default_cache[device.device_type][device.device_id].store(&it->second,
-                                                              std::memory_order_release);
-  }
-  return it->second;
-}
-
-std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device) {
-  StreamRegistry& r = Streams();
-  std::lock_guard lock(r.mu);
-  std::vector<std::shared_ptr<StreamState>> out;
-  for (auto& w : r.all[{device.device_type, device.device_id}]) {
-    if (auto s = w.lock()) out.push_back(std::move(s));
-  }
-  return out;
-}
-
-StreamState& StreamFor(DLDevice device) {
-  if (current_stream && SameDevice(current_stream->device(), device)) return *current_stream;
-  return *DefaultStream(device);
-}
-
-namespace {
-
-// The device of a launch: its first buffer's, else device 0 of its type.
-DLDevice LaunchDevice(const Args& args, DLDeviceType device_type) {
-  for (int32_t i = 0; i < args.size(); ++i) {
-    const ModrtValue& v = args[i];
-    if (v.type_code == kModrtObject && v.v_obj != nullptr &&
-        static_cast<Object*>(v.v_obj)->type_index() == kModrtObjTensor) {
-      return static_cast<TensorObj*>(v.v_obj)->dl()->device;
-    }
-    if (v.type_code == kModrtDLTensorPtr && v.v_tensor != nullptr) return v.v_tensor->device;
-  }
-  return DLDevice{device_type, 0};
-}
-
-// A function object whose body can name the object itself (to record it).
-template <typename Body>
-Ref<FunctionObj> SelfAwareFunction(Body body) {
-  auto self = std::make_shared<const FunctionObj*>(nullptr);
-  auto f = MakeObject<FunctionObj>(
-      RawBody([self, body = std::move(body)](const ModrtValue* values, int32_t n, ModrtValue* ret) {
-        body(*self, Args(values, n), ret);
-      }));
-  *self = f.get();
-  return f;
-}
-
-}  // namespace
-
-Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info,
-                                DLDeviceType device_type, Ref<Object> keep_alive) {
-  return SelfAwareFunction(
-      [inner = std::move(inner), info, device_type, keep_alive = std::move(keep_alive)](
-          const FunctionObj* self, const Args& args, ModrtValue* ret) {
-        StreamState& stream = StreamFor(LaunchDevice(args, device_type));
-        if (GraphObj* g = stream.capture()) {
-          if (g->capturing_natively()) {
-            // The plugin records this launch into its graph (it does not run).
-            try {
-              inner->Call(args.values(), args.size(), ret);
-            } catch (...) {
-              g->AbandonNative();
-              throw;
-            }
-          }
-          return g->Record(self, info, args);
-        }
-        if (stream.host_executes()) {
-          // A plugin that launches on host memory runs its launch itself, now:
-          // after the work queued before it on the stream.
-          const uint64_t seq = stream.RecordMarker();
-          while (!stream.Wait(seq, 3600.0, -1.0)) {
-          }
-          return inner->Call(args.values(), args.size(), ret);
-        }
-        const size_t bytes = TensorArgBytes(args);
-        stream.Throttle(bytes);
-        inner->Call(args.values(), args.size(), ret);
-        stream.NoteLaunch(RecordOf(*info, args), bytes);
-      });
-}
-
-Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInfo* info) {
-  return SelfAwareFunction(
-      [prepare = std::move(prepare), info](const FunctionObj* self, const Args& args, ModrtValue*) {
-        StreamState& stream = StreamFor(LaunchDevice(args, kDLCPU));
-        if (GraphObj* g = stream.capture()) return g->Record(self, info, args);
-        std::function<void()> work = prepare(args);
-        bool borrowed = false;
-        for (int32_t i = 0; i < args.size(); ++i)
-          borrowed |= args[i].type_code == kModrtDLTensorPtr;
-        if (borrowed) {
-          // Borrowed DLTensors cannot be kept for later: run now, after the stream's work.
-          uint64_t seq = stream.RecordMarker();
-          while (!stream.Wait(seq, 3600.0, -1.0)) {
-          }
-          work();
-          return;
-        }
-        // The queued work holds the tensor objects until it has run.
-        std::vector<Ref<Object>> held;
-        for (int32_t i = 0; i < args.size(); ++i) {
-          if (args[i].type_code == kModrtObject && args[i].v_obj != nullptr) {
-            held.emplace_back(static_cast<Object*>(args[i].v_obj));
-          }
-        }
-        stream.Enqueue(RecordOf(*info, args), TensorArgBytes(args),
-                       [work = std::move(work), held = std::move(held)] { work(); });
-      });
-}
-
-// ---------------------------------------------------------------------------
-// Registry functions (Python: modrt.Stream, modrt.Event, modrt.Graph).
-
-namespace {
-
-StreamObj* StreamArg(const Args& a, int32_t i) {
-  return static_cast<StreamObj*>(a.Obj(i, kModrtObjStream, "stream"));
-}
-EventObj* EventArg(const Args& a, int32_t i) {
-  return static_cast<EventObj*>(a.Obj(i, kModrtObjEvent, "event"));
-}
-
-Ref<Object> Handle(std::shared_ptr<StreamState> state) {
-  return MakeObject<StreamObj>(std::move(state));
-}
-
-// Waits for every stream of `device` within one slice; true when all are done.
-bool WaitDevice(DLDevice device, double slice_s, double raise_after_s) {
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(slice_s));
-  for (const auto& s : StreamsOf(device)) {
-    const double left =
-        std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count());
-    if (!s->Wait(s->submitted(), left, raise_after_s)) return false;
-  }
-  return true;
-}
-
-std::vector<std::shared_ptr<StreamState>> AllStreams() {
-  StreamRegistry& reg = Streams();
-  std::lock_guard lock(reg.mu);
-  std::vector<std::shared_ptr<StreamState>> streams;
-  for (auto& [key, list] : reg.all) {
-    for (auto& w : list) {
-      if (auto s = w.lock()) streams.push_back(std::move(s));
-    }
-  }
-  return streams;
-}
-
-std::string Implementation(const StreamState& s) {
-  if (s.native() != nullptr) {
-    return StrCat(
-        "native: ", s.is_default() ? "the backend's default queue" : "a queue of the backend's own",
-        " (events with device timestamps; graphs ",
-        s.native()->graphs ? "recorded by the backend" : "replayed from the core's list",
-        "); the stream's worker thread waits for it");
-  }
-  return s.host_executes()
-             ? "core: launches run in order on the stream's worker thread"
-             : "core emulation: launches go in order to the backend's one queue; the stream's "
-               "worker thread waits for them with a device sync";
-}
-
-TensorObj* TensorAt(const Args& a, int32_t i) {
-  return static_cast<TensorObj*>(a.Obj(i, kModrtObjTensor, "tensor"));
-}
-
-// A native stream on the tensor's device, for an async copy.
-StreamState& CopyStream(const Args& a, int32_t i, TensorObj* t, const char* what) {
-  StreamState& s = StreamArg(a, i)->state();
-  if (!SameDevice(s.device(), t->dl()->device)) {
-    Fail("ValueError", what, ": a tensor on ", DeviceName(t->dl()->device),
-         " cannot be copied on a stream of ", DeviceName(s.device()));
-  }
-  if (s.native() == nullptr) {
-    Fail("ValueError", what, ": ", DeviceName(s.device()), " has no native streams");
-  }
-  if (s.capture() != nullptr) Fail("RuntimeError", what, ": the stream is capturing a graph");
-  return s;
-}
-
-// Byte `offset` of `nbytes` within tensor `t`; ValueError when outside it.
-void CheckRange(TensorObj* t, int64_t offset, int64_t nbytes, const char* what) {
-  const int64_t size = static_cast<int64_t>(t->nbytes());
-  if (nbytes < 0 || offset < 0 || offset > size || nbytes > size - offset) {
-    Fail("ValueError", what, ": bytes [", offset, ", ", offset + nbytes,
-         ") are outside the tensor's ", size, " bytes");
-  }
-}
-
-LaunchRecord CopyRecord(const char* what, size_t nbytes) {
-  LaunchRecord r;
-  r.kernel = StrCat(what, " of ", nbytes, " bytes");
-  r.is_launch = false;
-  return r;
-}
-
-MODRT_STATIC_INIT([] {
-  RegisterGlobal("stream.create", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.create");
-    r->SetObject(Handle(NewStream(a.Device(0), /*is_default=*/false)));
-  });
-  RegisterGlobal("stream.default", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.default");
-    DLDevice device = a.Device(0);
-    GetExistingDeviceAPI(device);
-    r->SetObject(Handle(DefaultStream(device)));
-  });
-  // The stream a launch on `device` goes to from this thread now.
-  RegisterGlobal("stream.current", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.current");
-    DLDevice device = a.Device(0);
-    GetExistingDeviceAPI(device);
-    StreamFor(device);
-    if (current_stream && SameDevice(current_stream->device(), device)) {
-      r->SetObject(Handle(current_stream));
-    } else {
-      r->SetObject(Handle(DefaultStream(device)));
-    }
-  });
-  // Makes `stream` (or none) this thread's current stream; returns the previous one.
-  RegisterGlobal("stream.swap_current", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.swap_current");
-    std::shared_ptr<StreamState> next;
-    if (a[0].type_code != kModrtNone) next = StreamArg(a, 0)->shared();
-    std::shared_ptr<StreamState> previous = std::exchange(current_stream, std::move(next));
-    if (previous) r->SetObject(Handle(std::move(previous)));
-  });
-  RegisterGlobal("stream.same", [](const Args& a, Ret* r) {
-    a.ExpectCount(2, "stream.same");
-    r->SetInt(StreamArg(a, 0)->shared() == StreamArg(a, 1)->shared() ? 1 : 0);
-  });
-  RegisterGlobal("stream.device", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.device");
-    r->SetDevice(StreamArg(a, 0)->state().device());
-  });
-  RegisterGlobal("stream.is_default", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.is_default");
-    r->SetInt(StreamArg(a, 0)->state().is_default() ? 1 : 0);
-  });
-  RegisterGlobal("stream.native", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.native");
-    r->SetInt(StreamArg(a, 0)->state().native() != nullptr ? 1 : 0);
-  });
-  RegisterGlobal("stream.implementation", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.implementation");
-    r->SetStr(Implementation(StreamArg(a, 0)->state()));
-  });
-  RegisterGlobal("stream.submitted", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.submitted");
-    r->SetInt(static_cast<int64_t>(StreamArg(a, 0)->state().submitted()));
-  });
-  // stream.wait(stream, slice_s, raise_after_s): 1 when everything submitted is complete.
-  RegisterGlobal("stream.wait", [](const Args& a, Ret* r) {
-    a.ExpectCount(3, "stream.wait");
-    StreamState& s = StreamArg(a, 0)->state();
-    r->SetInt(s.Wait(s.submitted(), a.Float(1), a.Float(2)) ? 1 : 0);
-  });
-  RegisterGlobal("stream.pending", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.pending");
-    r->SetStr(StreamArg(a, 0)->state().PendingSummary());
-  });
-  RegisterGlobal("stream.record", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.record");
-    const auto& s = StreamArg(a, 0)->shared();
-    if (s->native() != nullptr && s->capture() == nullptr) {
-      uint64_t seq = 0;
-      std::shared_ptr<NativeEvent> event = s->RecordNativeEvent(&seq);
-      return r->SetObject(MakeObject<EventObj>(s, seq, std::move(event)));
-    }
-    r->SetObject(MakeObject<EventObj>(s, s->RecordMarker()));
-  });
-  // Later launches on the stream start after the event's launches completed.
-  RegisterGlobal("stream.wait_event", [](const Args& a, Ret*) {
-    a.ExpectCount(2, "stream.wait_event");
-    StreamState& s = StreamArg(a, 0)->state();
-    EventObj* e = EventArg(a, 1);
-    if (&e->stream() == &s) return;
-    if (s.host_executes()) return s.EnqueueWaitFor(e->shared_stream(), e->seq());
-    if (s.native() != nullptr && e->native() != nullptr &&
-        SameDevice(e->stream().device(), s.device())) {
-      // On the device: the backend's queue waits for the backend's event.
-      const NativeQueues* q = s.native();
-      return CheckNative(q->streams->stream_wait_event(q->self, s.device().device_id,
-                                                       s.native_stream(), e->native()->handle));
-    }
-    // A backend's launches on one device share its in-order queue (emulated streams).
-    if (s.native() == nullptr && !e->stream().host_executes() &&
-        SameDevice(e->stream().device(), s.device())) {
-      return;
-    }
-    while (!e->stream().Wait(e->seq(), 3600.0, -1.0)) {
-    }
-  });
-  RegisterGlobal("stream.begin_capture", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.begin_capture");
-    StreamState& s = StreamArg(a, 0)->state();
-    if (s.capture() != nullptr) Fail("RuntimeError", "this stream is already capturing a graph");
-    auto g = MakeObject<GraphObj>(s.device());
-    g->BeginNative(s);
-    s.set_capture(g.get());
-    r->SetObject(g);
-  });
-  RegisterGlobal("stream.end_capture", [](const Args& a, Ret*) {
-    a.ExpectCount(1, "stream.end_capture");
-    StreamState& s = StreamArg(a, 0)->state();
-    GraphObj* g = s.capture();
-    s.set_capture(nullptr);
-    if (g != nullptr) g->EndNative();
-  });
-  RegisterGlobal("event.stream", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "event.stream");
-    r->SetObject(Handle(EventArg(a, 0)->shared_stream()));
-  });
-  RegisterGlobal("event.query", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "event.query");
-    EventObj* e = EventArg(a, 0);
-    r->SetInt(e->stream().Query(e->seq(), e->native()) ? 1 : 0);
-  });
-  RegisterGlobal("event.wait", [](const Args& a, Ret* r) {
-    a.ExpectCount(3, "event.wait");
-    EventObj* e = EventArg(a, 0);
-    r->SetInt(e->stream().Wait(e->seq(), a.Float(1), a.Float(2), e->native()) ? 1 : 0);
-  });
-  // event.elapsed_ms(end, start): milliseconds between two completed events on the device clock.
-  RegisterGlobal("event.elapsed_ms", [](const Args& a, Ret* r) {
-    a.ExpectCount(2, "event.elapsed_ms");
-    EventObj* end = EventArg(a, 0);
-    EventObj* start = EventArg(a, 1);
-    for (EventObj* e : {end, start}) {
-      if (!e->stream().has_device_time()) {
-        Fail("RuntimeError", "no device timestamps on ", DeviceName(e->stream().device()), ": ",
-             Implementation(e->stream()),
-             ", so its events carry no device time (modrt does not substitute host time)");
-      }
-      if (!e->stream().Query(e->seq(), e->native())) {
-        Fail("RuntimeError", "an event is not complete yet: synchronize it before elapsed_ms");
-      }
-    }
-    if (end->native() != nullptr || start->native() != nullptr) {
-      if (end->native() == nullptr || start->native() == nullptr ||
-          !SameDevice(end->stream().device(), start->stream().device())) {
-        Fail("ValueError", "elapsed_ms compares two events recorded on one device");
-      }
-      const NativeQueues* q = end->stream().native();
-      double ms = 0;
-      CheckNative(q->streams->event_elapsed_ms(q->self, end->stream().device().device_id,
-                                               start->native()->handle, end->native()->handle,
-                                               &ms));
-      return r->SetFloat(ms);
-    }
-    r->SetFloat((end->stream().MarkerTime(end->seq()) - start->stream().MarkerTime(start->seq())) *
-                1e3);
-  });
-  RegisterGlobal("graph.size", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "graph.size");
-    r->SetInt(
-        static_cast<int64_t>(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->size()));
-  });
-  // 1 when the backend recorded the graph (a replay without rebound buffers launches it).
-  RegisterGlobal("graph.native", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "graph.native");
-    r->SetInt(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->native() ? 1 : 0);
-  });
-  // tensor.copy_from_host_async(tensor, stream, src, nbytes, offset): the
-  // bytes are staged in the core until the copy completed, so the caller's
-  // memory is free at once.
-  RegisterGlobal("tensor.copy_from_host_async", [](const Args& a, Ret*) {
-    a.ExpectCount(5, "tensor.copy_from_host_async");
-    const char* what = "tensor.copy_from_host_async";
-    TensorObj* t = TensorAt(a, 0);
-    if (t->read_only()) Fail("ValueError", "cannot copy into a read-only tensor");
-    StreamState& s = CopyStream(a, 1, t, what);
-    CheckRange(t, a.Int(4), a.Int(3), what);
-    const size_t n = static_cast<size_t>(a.Int(3));
-    auto staging = std::make_shared<std::vector<char>>(n);
-    if (n != 0) std::memcpy(staging->data(), a.Ptr(2), n);
-    const NativeQueues* q = s.native();
-    s.Throttle(0);
-    CheckNative(q->streams->copy_from_host_async(
-        q->self, staging->data(), t->dl(), static_cast<size_t>(a.Int(4)), n, s.native_stream()));
-    s.NoteLaunch(CopyRecord("copy to the device", n), 0, std::move(staging));
-  });
-  // tensor.copy_to_host_async(tensor, stream, host tensor, nbytes, offset):
-  // into the host (cpu) tensor, which the stream holds until the copy completed.
-  RegisterGlobal("tensor.copy_to_host_async", [](const Args& a, Ret*) {
-    a.ExpectCount(5, "tensor.copy_to_host_async");
-    const char* what = "tensor.copy_to_host_async";
-    TensorObj* t = TensorAt(a, 0);
-    StreamState& s = CopyStream(a, 1, t, what);
-    TensorObj* host = TensorAt(a, 2);
-    CheckRange(t, a.Int(4), a.Int(3), what);
-    const size_t n = static_cast<size_t>(a.Int(3));
-    if (host->dl()->device.device_type != kDLCPU || host->nbytes() < n) {
-      Fail("ValueError", what, ": the destination must be a cpu tensor of at least ", n, " bytes");
-    }
-    Ref<Object> held(host);
-    std::shared_ptr<void> hold(held.release(), [](void* p) { static_cast<Object*>(p)->DecRef(); });
-    const NativeQueues* q = s.native();
-    s.Throttle(0);
-    CheckNative(q->streams->copy_to_host_async(
-        q->self, t->dl(), static_cast<size_t>(a.Int(4)),
-        static_cast<char*>(host->dl()->data) + host->dl()->byte_offset, n, s.native_stream()));
-    s.NoteLaunch(CopyRecord("copy to the host", n), 0, std::move(hold));
-  });
-  // tensor.copy_device_async(dst, src, stream): both on the stream's device.
-  RegisterGlobal("tensor.copy_device_async", [](const Args& a, Ret*) {
-    a.ExpectCount(3, "tensor.copy_device_async");
-    const char* what = "tensor.copy_device_async";
-    TensorObj* dst = TensorAt(a, 0);
-    TensorObj* src = TensorAt(a, 1);
-    if (dst->read_only()) Fail("ValueError", "cannot copy into a read-only tensor");
-    StreamState& s = CopyStream(a, 2, dst, what);
-    if (!SameDevice(src->dl()->device, dst->dl()->device)) {
-      Fail("ValueError", what, ": both tensors must be on ", DeviceName(s.device()));
-    }
-    if (dst->nbytes() != src->nbytes()) {
-      Fail("ValueError", "copy of a tensor of ", src->nbytes(), " bytes into one of ",
-           dst->nbytes());
-    }
-    const NativeQueues* q = s.native();
-    const size_t n = dst->nbytes();
-    s.Throttle(n);
-    CheckNative(q->streams->copy_device_to_device(q->self, src->dl(), 0, dst->dl(), 0, n,
-                                                  s.native_stream()));
-    s.NoteLaunch(CopyRecord("device-to-device copy", n), n);
-  });
-  // graph.replay(graph, stream, captured tensor, replacement, ...)
-  RegisterGlobal("graph.replay", [](const Args& a, Ret*) {
-    a.ExpectCount(2, "graph.replay", /*at_least=*/true);
-    auto* g = static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"));
-    const auto& s = StreamArg(a, 1)->shared();
-    if (!SameDevice(s->device(), g->device())) {
-      Fail("ValueError", "a graph captured on ", DeviceName(g->device()), " replays there, not on ",
-           DeviceName(s->device()));
-    }
-    if (s->capture() != nullptr) Fail("RuntimeError", "cannot replay into a capturing stream");
-    if ((a.size() - 2) % 2 != 0)
-      Fail("ValueError", "graph.replay takes (captured, replacement) pairs");
-    std::vector<std::pair<Object*, Object*>> bindings;
-    for (int32_t i = 2; i < a.size(); i += 2) {
-      bindings.emplace_back(a.Obj(i, kModrtObjTensor, "tensor"),
-                            a.Obj(i + 1, kModrtObjTensor, "tensor"));
-    }
-    g->Replay(s, bindings);
-  });
-  // device.wait(device, slice_s, raise_after_s): every stream of the device.
-  RegisterGlobal("device.wait", [](const Args& a, Ret* r) {
-    a.ExpectCount(3, "device.wait");
-    NoteDeviceOpened(a.Device(0));  // a forked child: RuntimeError, not a wait on the parent's work
-    r->SetInt(WaitDevice(a.Device(0), a.Float(1), a.Float(2)) ? 1 : 0);
-  });
-  // What is pending in the whole process ("" when nothing), for the exit wait.
-  RegisterGlobal("stream.pending_everywhere", [](const Args& a, Ret* r) {
-    a.ExpectCount(0, "stream.pending_everywhere");
-    std::string out;
-    for (const auto& s : AllStreams()) {
-      std::string p = s->PendingSummary();
-      if (!p.empty()) out += (out.empty() ? "" : "; ") + p;
-    }
-    r->SetStr(out);
-  });
-  // stream.wait_everywhere(slice_s): 1 when every stream in the process is complete.
-  RegisterGlobal("stream.wait_everywhere", [](const Args& a, Ret* r) {
-    a.ExpectCount(1, "stream.wait_everywhere");
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(a.Float(0)));
-    for (const auto& s : AllStreams()) {
-      const double left =
-          std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count());
-      try {
-        if (!s->Wait(s->submitted(), left, -1.0)) return r->SetInt(0);
-      } catch (const Error&) {
-        // A failure nobody waited for: nothing more will complete there.
-      }
-    }
-    r->SetInt(1);
-  });
-});
-
-}  // namespace
 }  // namespace modrt

@@ -20,9 +20,14 @@
 //   thread runs the blocking stream_synchronize / event_synchronize.
 // A failure on the worker (a host kernel's error, a failed device sync)
 // latches on the stream and is raised by its next wait, naming the launches.
+//
+// Files: stream.cc (StreamState), stream_launch.cc (current streams, the
+// registry, launches), stream_api.cc (streams, events, waits: registry
+// functions), stream_copies.cc, stream_graphs.cc, stream_pinned.cc.
 #ifndef MODRT_CORE_SRC_STREAM_H_
 #define MODRT_CORE_SRC_STREAM_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -99,7 +104,9 @@ class StreamObj final : public Object {
 
 class StreamState : public std::enable_shared_from_this<StreamState> {
  public:
-  StreamState(DLDevice device, DeviceAPI* api, bool is_default);
+  // With `external`, the native queue is adopted (stream_adopt): another
+  // library's queue, which modrt never destroys.
+  StreamState(DLDevice device, DeviceAPI* api, bool is_default, const uint64_t* external = nullptr);
   ~StreamState();
   StreamState(const StreamState&) = delete;
   StreamState& operator=(const StreamState&) = delete;
@@ -112,6 +119,8 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   const NativeQueues* native() const { return native_; }
   // This stream's native queue (NULL: the plugin's default queue).
   void* native_stream() const { return native_stream_; }
+  // The native queue is another library's (Stream.from_external).
+  bool adopted() const { return adopted_; }
 
   // A backend launch about to be submitted on the caller's thread: blocks
   // while the stream is at its in-flight limit (count and bytes). Then the
@@ -195,6 +204,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   DeviceAPI* const api_;
   const bool is_default_;
   const NativeQueues* const native_;
+  const bool adopted_;
   void* native_stream_ = nullptr;
 
   mutable std::mutex mu_;
@@ -235,9 +245,10 @@ class EventObj final : public Object {
 // A recorded sequence of launches: each the launching function and its
 // arguments (objects retained), replayed in order on a stream. Captured on a
 // native stream of a backend with the graph extension, the launches are also
-// recorded by the backend (graph_begin/graph_end): a replay without rebound
-// buffers launches that graph (graph_launch); one with rebound buffers
-// replays the list.
+// recorded by the backend (graph_begin/graph_end): a replay launches that
+// graph (graph_launch), re-recorded first (graph_update) when it rebinds
+// buffers differently from the last; a backend without graph_update replays
+// the list for rebound buffers.
 class GraphObj final : public Object {
  public:
   explicit GraphObj(DLDevice device) : device_(device) {}
@@ -256,10 +267,18 @@ class GraphObj final : public Object {
   bool native() const { return native_graph_ != nullptr; }
   // Replays every launch on `stream`; `bindings` (captured tensor, its
   // replacement) pairs rebind buffers for this replay.
-  void Replay(const std::shared_ptr<StreamState>& stream,
-              const std::vector<std::pair<Object*, Object*>>& bindings);
+  using Bindings = std::vector<std::pair<Object*, Object*>>;
+  void Replay(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
 
  private:
+  // Whether the native graph was last recorded with `bindings`.
+  bool SameBindings(const Bindings& bindings) const;
+  // Records the list with `bindings` into the native graph (graph_update);
+  // false when the backend cannot (nothing ran then).
+  bool Rerecord(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
+  // Runs the list, launch by launch, on `stream`.
+  void RunList(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
+
   struct Launch {
     Ref<FunctionObj> function;
     const FunctionInfo* info;      // kept alive by `function`
@@ -269,7 +288,10 @@ class GraphObj final : public Object {
   std::vector<Launch> launches_;
   StreamState* native_capture_ = nullptr;  // the stream capturing natively
   bool native_failed_ = false;
+  bool rerecording_ = false;  // Rerecord runs: launches are not added to the list
   std::shared_ptr<NativeGraph> native_graph_;
+  // The bindings the native graph was last recorded with (none: as captured).
+  std::vector<std::pair<Ref<Object>, Ref<Object>>> native_bindings_;
 };
 
 // The stream a launch on `device` goes to: this thread's current stream when
@@ -305,6 +327,37 @@ uint64_t DeviceCompleted(DLDevice device);
 
 // The bytes of the tensors among a call's arguments.
 size_t TensorArgBytes(const Args& args);
+
+// --- shared by the stream*.cc files ---
+
+// Deadlines of condition-variable waits are on the system clock: libstdc++
+// waits on it with pthread_cond_timedwait, which glibc 2.28 has (the
+// steady clock's pthread_cond_clockwait came in 2.30; the wheels are
+// manylinux_2_28). Short slices keep a clock step from mattering.
+using StreamClock = std::chrono::system_clock;
+
+std::string DeviceName(DLDevice d);
+inline bool SameDevice(DLDevice a, DLDevice b) {
+  return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+// A plugin call of the stream or graph extension failed: rethrow its error.
+void CheckNative(int status);
+// This thread's current stream (`with modrt.stream(s)`), or null.
+std::shared_ptr<StreamState>& CurrentStreamSlot();
+// A new stream of `device`, registered (StreamsOf); `external`: adopted.
+std::shared_ptr<StreamState> NewStream(DLDevice device, bool is_default,
+                                       const uint64_t* external = nullptr);
+// Every live stream in the process.
+std::vector<std::shared_ptr<StreamState>> AllStreams();
+// How the stream runs its launches, in words (Stream.implementation).
+std::string Implementation(const StreamState& s);
+// Registry-function arguments and results.
+StreamObj* StreamArg(const Args& a, int32_t i);
+Ref<Object> StreamHandle(std::shared_ptr<StreamState> state);
+// stream_pinned.cc: what keeps the pinned host memory holding bytes
+// [ptr, ptr + nbytes) alive for a copy on `device` that reads or writes it in
+// place, or null when that memory is not pinned memory of `device`'s backend.
+std::shared_ptr<void> PinnedBlockFor(DLDevice device, const void* ptr, size_t nbytes);
 
 }  // namespace modrt
 

@@ -58,6 +58,11 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module(".artifact", __name__)
+    # Pinned host memory needs numpy: imported on first use.
+    if name in ("pinned_empty", "pinned_memory", "PinnedArray"):
+        from . import pinned
+
+        return getattr(pinned, name)
     raise AttributeError(f"module 'modrt' has no attribute '{name}'")
 
 
@@ -73,6 +78,7 @@ __all__ = [
     "Module",
     "Payload",
     "SignatureError",
+    "PinnedArray",
     "SourceNotCheckedWarning",
     "Stream",
     "Tensor",
@@ -87,6 +93,8 @@ __all__ = [
     "get_global_func",
     "load_module",
     "load_module_from_bytes",
+    "pinned_empty",
+    "pinned_memory",
     "register_func",
     "stream",
     "target",

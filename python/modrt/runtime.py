@@ -269,10 +269,16 @@ class Tensor(_ffi.Object):
         self, out: Any, *, offset: int = 0, stream: streams.Stream | None = None, timeout: float | None = None
     ) -> Any:
         """Copies `out.nbytes` bytes from this tensor, from byte `offset`, into
-        the writable contiguous array `out`; returns `out`."""
+        the writable contiguous array `out`; returns `out`. On a native
+        `stream` into pinned memory of the device (modrt.pinned_empty) it
+        returns at once and writes `out` when the stream gets there."""
         if not (out.flags.c_contiguous and out.flags.writeable):
             raise ValueError("copyto needs a writable C-contiguous array")
         native = self._native_stream(stream)
+        if native is not None and call("pinned.covers", self.device, out.ctypes.data, out.nbytes):
+            # Pinned memory (modrt.pinned_empty) is written in place, later: asynchronous.
+            call("tensor.copy_to_host_async", self, native._obj, out.ctypes.data, out.nbytes, int(offset))
+            return out
         if native is not None:
             out.reshape(-1).view("uint8")[...] = self._read_on(native, out.nbytes, int(offset), timeout)
             return out
@@ -293,7 +299,9 @@ class Tensor(_ffi.Object):
         memory), or an array of this tensor's shape and dtype; with `offset`,
         the array's bytes go to this tensor from byte `offset` on. On a native
         `stream` the copy is ordered there and returns at once (the bytes of
-        an array are staged first, so the array is free to change)."""
+        an array are staged first, so the array is free to change; pinned
+        memory from modrt.pinned_empty is read in place, when the stream gets
+        there)."""
         native = self._native_stream(stream)
         if isinstance(source, Tensor):
             if native is None and source.device == self.device:

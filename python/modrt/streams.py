@@ -78,6 +78,20 @@ class Stream:
         return call("stream.create", device)
 
     @classmethod
+    def from_external(cls, device: Device, handle: int) -> Stream:
+        """Another library's queue on `device` as a modrt stream: `handle` is
+        a CUstream / hipStream_t as an integer (PyTorch's
+        `torch.cuda.current_stream().cuda_stream`, CuPy's `stream.ptr`).
+        Launches, copies, events and graphs on it go to that queue, ordered
+        with the other library's work there; modrt never destroys it (keep
+        the other library's stream alive while modrt uses it). ValueError on
+        a backend that adopts no foreign queues, and for 0 (the legacy default
+        stream: use `device.default_stream`)."""
+        if not isinstance(handle, int) or isinstance(handle, bool):
+            raise TypeError(f"a foreign stream handle is an int, not {type(handle).__name__}")
+        return call("stream.from_external", device, handle)
+
+    @classmethod
     def _wrap(cls, handle: int) -> Stream:
         s = object.__new__(cls)
         s._obj = _ffi.Object(handle)
@@ -99,8 +113,14 @@ class Stream:
         return bool(call("stream.native", self._obj))
 
     @property
+    def adopted(self) -> bool:
+        """True for a stream made by `Stream.from_external` (another library's queue)."""
+        return bool(call("stream.adopted", self._obj))
+
+    @property
     def implementation(self) -> str:
-        """How this stream runs its launches, in words."""
+        """How this stream runs its launches, in words (the backend's own
+        description of its queue where its plugin gives one)."""
         return call("stream.implementation", self._obj)
 
     @property

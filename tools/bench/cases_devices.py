@@ -263,6 +263,38 @@ def modrt_cuda_d2h() -> Run:
     return _modrt_copies("cuda", "d2h")
 
 
+def _modrt_stream_h2d(kind: str, pinned: bool) -> Run:
+    """Host-to-device copies on a stream, waited for: from pinned memory
+    (modrt.pinned_empty, copied in place) or from a pageable array (staged)."""
+    import numpy as np
+
+    modrt, dev = modrt_device(kind)
+    count = BANDWIDTH_BYTES[kind] // 4
+    host = modrt.pinned_empty(count, "float32", device=dev) if pinned else np.empty(count, "float32")
+    if pinned and not host.pinned:
+        raise RuntimeError(f"{kind} has no pinned memory: {host.pinned_memory}")
+    host[:] = np.arange(count, dtype="float32")
+    t = modrt.empty((count,), "float32", dev)
+    s = modrt.Stream(dev)
+
+    def copy() -> None:
+        t.copyfrom(host, stream=s)
+        s.synchronize()
+
+    copy()
+    if not np.array_equal(t.numpy()[-4:], host[-4:]):
+        raise RuntimeError("the copy did not arrive")
+    return timed(copy)
+
+
+def modrt_cuda_pinned_h2d() -> Run:
+    return _modrt_stream_h2d("cuda", pinned=True)
+
+
+def modrt_cuda_pageable_h2d() -> Run:
+    return _modrt_stream_h2d("cuda", pinned=False)
+
+
 def _cupy_copies(direction: str) -> Run:
     import cupy  # type: ignore[import-not-found]
     import numpy as np

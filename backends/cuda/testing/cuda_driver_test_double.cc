@@ -27,19 +27,11 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/testing/driver_test_double.h"
+
 namespace {
 
-constexpr int kSuccess = 0;
-constexpr int kInvalidValue = 1;
-constexpr int kInvalidDevice = 101;
-constexpr int kInvalidImage = 200;
-constexpr int kInvalidHandle = 400;
-constexpr int kNotFound = 500;
-constexpr int kNotReady = 600;
-constexpr int kIllegalAddress = 700;
-constexpr int kCaptureUnsupported = 900;
-constexpr int kCaptureInvalidated = 901;
-constexpr int kDefaultSharedLimit = 48 * 1024;
+using namespace driver_double;  // NOLINT(build/namespaces)
 
 struct Kernel {
   std::string name;
@@ -53,78 +45,6 @@ struct Module {
   std::string image;   // PTX text, or the ELF bytes up to the end of its section table
   std::map<std::string, std::unique_ptr<Kernel>> kernels;
 };
-
-struct Launch {
-  std::string kernel;
-};
-
-struct Graph {
-  int id = 0;
-  std::vector<Launch> launches;
-};
-
-struct Stream {
-  int id = 0;
-  std::unique_ptr<Graph> capture;  // while capturing
-};
-
-struct Event {
-  int id = 0;
-  bool timing = true;
-  bool recorded = false;
-  double time_ms = 0;
-};
-
-std::mutex mu;
-std::string log_text;  // guarded by mu
-// The next calls of an entry point that fail: (code, how many); guarded by mu.
-std::map<std::string, std::pair<int, int>> failing;
-double clock_ms = 0;  // the fake device clock; guarded by mu
-int next_id = 1;      // of streams, events and graphs; guarded by mu
-
-// The code a test asked `call` to fail with next, or success. Under mu.
-int InjectedLocked(const std::string& call) {
-  auto it = failing.find(call);
-  if (it == failing.end()) return kSuccess;
-  const int code = it->second.first;
-  if (--it->second.second == 0) failing.erase(it);
-  log_text += "{\"call\": \"" + call + "\", \"failed\": " + std::to_string(code) + "}\n";
-  return code;
-}
-
-std::string StreamId(const void* stream) {
-  return stream ? std::to_string(static_cast<const Stream*>(stream)->id) : "null";
-}
-
-// An async copy, done at once; logged with its stream and size.
-int AsyncCopy(const char* call, void* dst, const void* src, size_t bytes, void* stream) {
-  std::lock_guard lock(mu);
-  if (int code = InjectedLocked(call)) return code;
-  std::memcpy(dst, src, bytes);
-  log_text += std::string("{\"call\": \"") + call + "\", \"stream\": " + StreamId(stream) +
-              ", \"bytes\": " + std::to_string(bytes) + "}\n";
-  return kSuccess;
-}
-
-std::string Hex(const void* data, size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char b = static_cast<const unsigned char*>(data)[i];
-    s += digits[b >> 4];
-    s += digits[b & 15];
-  }
-  return s;
-}
-
-std::string Quote(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
 
 // Byte sizes of the .param declarations of `.entry name(...)` in PTX text.
 bool PtxParamSizes(const std::string& ptx, const std::string& name, std::vector<size_t>* sizes) {
@@ -160,26 +80,16 @@ extern "C" {
 
 // Everything recorded so far, one JSON object per line.
 __attribute__((visibility("default"))) const char* modrt_cuda_test_double_log() {
-  std::lock_guard lock(mu);
-  static std::string copy;
-  copy = log_text;
-  return copy.c_str();
+  return LogCopy();
 }
 
-__attribute__((visibility("default"))) void modrt_cuda_test_double_reset() {
-  std::lock_guard lock(mu);
-  log_text.clear();
-  failing.clear();
-}
+__attribute__((visibility("default"))) void modrt_cuda_test_double_reset() { Reset(); }
 
 // The next `times` calls of the entry point `call` return `code`.
 __attribute__((visibility("default"))) void modrt_cuda_test_double_fail_next(const char* call,
                                                                              int code, int times) {
-  std::lock_guard lock(mu);
-  failing[call] = {code, times};
+  FailNext(call, code, times);
 }
-
-#define EXPORT __attribute__((visibility("default")))
 
 EXPORT int cuInit(unsigned int) { return kSuccess; }
 
@@ -354,13 +264,11 @@ EXPORT int cuLaunchKernel(void* function, unsigned int gx, unsigned int gy, unsi
   if (bx * by * bz > 1024 || static_cast<int>(shared) > k->max_dynamic_shared) return kInvalidValue;
   std::lock_guard lock(mu);
   if (int code = InjectedLocked("cuLaunchKernel")) return code;
-  auto* s = static_cast<Stream*>(stream);
-  const bool captured = s != nullptr && s->capture != nullptr;
-  if (captured) {
-    s->capture->launches.push_back(Launch{k->name});
-  } else {
-    clock_ms += 1.0;
+  std::string hex;
+  for (size_t i = 0; k->sizes_known && i < k->param_sizes.size(); ++i) {
+    hex += (i ? "," : "") + Hex(params[i], k->param_sizes[i]);
   }
+  const bool captured = NoteLaunchLocked(stream, k->name, hex);
   std::string entry =
       "{\"call\": \"cuLaunchKernel\", \"kernel\": " + Quote(k->name) + ", \"grid\": [" +
       std::to_string(gx) + ", " + std::to_string(gy) + ", " + std::to_string(gz) +
@@ -389,11 +297,12 @@ EXPORT int cuGetErrorName(int code, const char** name) {
     case kInvalidImage: *name = "CUDA_ERROR_INVALID_IMAGE"; break;
     case kInvalidHandle: *name = "CUDA_ERROR_INVALID_HANDLE"; break;
     case kNotFound: *name = "CUDA_ERROR_NOT_FOUND"; break;
-    case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case kOutOfMemory: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
     case kNotReady: *name = "CUDA_ERROR_NOT_READY"; break;
     case kIllegalAddress: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
     case kCaptureUnsupported: *name = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"; break;
     case kCaptureInvalidated: *name = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"; break;
+    case kGraphExecUpdateFailure: *name = "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE"; break;
     default: *name = nullptr; return kInvalidValue;
   }
   return kSuccess;
@@ -404,183 +313,6 @@ EXPORT int cuGetErrorString(int code, const char** text) {
           : code == kIllegalAddress ? "an illegal memory access was encountered"
                                     : nullptr;
   return *text ? kSuccess : kInvalidValue;
-}
-
-// --- streams, events, async copies ---
-
-EXPORT int cuStreamCreate(void** stream, unsigned int flags) {
-  std::lock_guard lock(mu);
-  if (int code = InjectedLocked("cuStreamCreate")) return code;
-  auto s = std::make_unique<Stream>();
-  s->id = next_id++;
-  log_text += "{\"call\": \"cuStreamCreate\", \"stream\": " + std::to_string(s->id) +
-              ", \"flags\": " + std::to_string(flags) + "}\n";
-  *stream = s.release();
-  return kSuccess;
-}
-
-EXPORT int cuStreamDestroy_v2(void* stream) {
-  if (stream == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuStreamDestroy\", \"stream\": " + StreamId(stream) + "}\n";
-  delete static_cast<Stream*>(stream);
-  return kSuccess;
-}
-
-EXPORT int cuStreamSynchronize(void* stream) {
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuStreamSynchronize\", \"stream\": " + StreamId(stream) + "}\n";
-  return InjectedLocked("cuStreamSynchronize");
-}
-
-EXPORT int cuEventCreate(void** event, unsigned int flags) {
-  std::lock_guard lock(mu);
-  auto e = std::make_unique<Event>();
-  e->id = next_id++;
-  e->timing = (flags & 2) == 0;  // CU_EVENT_DISABLE_TIMING
-  log_text += "{\"call\": \"cuEventCreate\", \"event\": " + std::to_string(e->id) +
-              ", \"timing\": " + (e->timing ? "true" : "false") + "}\n";
-  *event = e.release();
-  return kSuccess;
-}
-
-EXPORT int cuEventRecord(void* event, void* stream) {
-  auto* e = static_cast<Event*>(event);
-  if (e == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  e->recorded = true;
-  e->time_ms = clock_ms;
-  log_text += "{\"call\": \"cuEventRecord\", \"event\": " + std::to_string(e->id) +
-              ", \"stream\": " + StreamId(stream) + "}\n";
-  return kSuccess;
-}
-
-EXPORT int cuEventQuery(void* event) {
-  if (event == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  return InjectedLocked("cuEventQuery");
-}
-
-EXPORT int cuEventSynchronize(void* event) {
-  if (event == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuEventSynchronize\", \"event\": " +
-              std::to_string(static_cast<Event*>(event)->id) + "}\n";
-  return InjectedLocked("cuEventSynchronize");
-}
-
-EXPORT int cuEventElapsedTime(float* ms, void* start, void* end) {
-  auto* a = static_cast<Event*>(start);
-  auto* b = static_cast<Event*>(end);
-  if (a == nullptr || b == nullptr || !a->timing || !b->timing) return kInvalidHandle;
-  if (!a->recorded || !b->recorded) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  *ms = static_cast<float>(b->time_ms - a->time_ms);
-  log_text += "{\"call\": \"cuEventElapsedTime\", \"start\": " + std::to_string(a->id) +
-              ", \"end\": " + std::to_string(b->id) + "}\n";
-  return kSuccess;
-}
-
-EXPORT int cuEventDestroy_v2(void* event) {
-  if (event == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuEventDestroy\", \"event\": " +
-              std::to_string(static_cast<Event*>(event)->id) + "}\n";
-  delete static_cast<Event*>(event);
-  return kSuccess;
-}
-
-EXPORT int cuStreamWaitEvent(void* stream, void* event, unsigned int) {
-  if (event == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuStreamWaitEvent\", \"stream\": " + StreamId(stream) +
-              ", \"event\": " + std::to_string(static_cast<Event*>(event)->id) + "}\n";
-  return kSuccess;
-}
-
-EXPORT int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void* src, size_t bytes,
-                                void* stream) {
-  return AsyncCopy("cuMemcpyHtoDAsync", reinterpret_cast<void*>(dst), src, bytes, stream);
-}
-
-EXPORT int cuMemcpyDtoHAsync_v2(void* dst, unsigned long long src, size_t bytes, void* stream) {
-  return AsyncCopy("cuMemcpyDtoHAsync", dst, reinterpret_cast<const void*>(src), bytes, stream);
-}
-
-EXPORT int cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src, size_t bytes,
-                                void* stream) {
-  return AsyncCopy("cuMemcpyDtoDAsync", reinterpret_cast<void*>(dst),
-                   reinterpret_cast<const void*>(src), bytes, stream);
-}
-
-// --- graphs by stream capture ---
-
-EXPORT int cuStreamBeginCapture_v2(void* stream, int mode) {
-  auto* s = static_cast<Stream*>(stream);
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuStreamBeginCapture\", \"stream\": " + StreamId(stream) +
-              ", \"mode\": " + std::to_string(mode) + "}\n";
-  if (s == nullptr) return kCaptureUnsupported;  // the legacy stream cannot be captured
-  if (s->capture != nullptr) return kInvalidValue;
-  s->capture = std::make_unique<Graph>();
-  s->capture->id = next_id++;
-  return kSuccess;
-}
-
-EXPORT int cuStreamEndCapture(void* stream, void** graph) {
-  auto* s = static_cast<Stream*>(stream);
-  std::lock_guard lock(mu);
-  if (s == nullptr || s->capture == nullptr) return kInvalidValue;
-  std::unique_ptr<Graph> g = std::move(s->capture);
-  log_text += "{\"call\": \"cuStreamEndCapture\", \"stream\": " + StreamId(stream) +
-              ", \"graph\": " + std::to_string(g->id) +
-              ", \"launches\": " + std::to_string(g->launches.size()) + "}\n";
-  if (int code = InjectedLocked("cuStreamEndCapture")) return code;
-  *graph = g.release();
-  return kSuccess;
-}
-
-EXPORT int cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long) {
-  auto* g = static_cast<Graph*>(graph);
-  if (g == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  auto e = std::make_unique<Graph>(*g);
-  e->id = next_id++;
-  log_text += "{\"call\": \"cuGraphInstantiateWithFlags\", \"graph\": " + std::to_string(g->id) +
-              ", \"exec\": " + std::to_string(e->id) + "}\n";
-  *exec = e.release();
-  return kSuccess;
-}
-
-EXPORT int cuGraphLaunch(void* exec, void* stream) {
-  auto* e = static_cast<Graph*>(exec);
-  if (e == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  if (int code = InjectedLocked("cuGraphLaunch")) return code;
-  clock_ms += static_cast<double>(e->launches.size());
-  std::string kernels;
-  for (const Launch& l : e->launches) kernels += (kernels.empty() ? "" : ", ") + Quote(l.kernel);
-  log_text += "{\"call\": \"cuGraphLaunch\", \"exec\": " + std::to_string(e->id) +
-              ", \"stream\": " + StreamId(stream) + ", \"kernels\": [" + kernels + "]}\n";
-  return kSuccess;
-}
-
-EXPORT int cuGraphExecDestroy(void* exec) {
-  if (exec == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuGraphExecDestroy\", \"exec\": " +
-              std::to_string(static_cast<Graph*>(exec)->id) + "}\n";
-  delete static_cast<Graph*>(exec);
-  return kSuccess;
-}
-
-EXPORT int cuGraphDestroy(void* graph) {
-  if (graph == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuGraphDestroy\", \"graph\": " +
-              std::to_string(static_cast<Graph*>(graph)->id) + "}\n";
-  delete static_cast<Graph*>(graph);
-  return kSuccess;
 }
 
 }  // extern "C"

@@ -89,6 +89,8 @@ typedef enum {
   kModrtExtensionGraphs = 3,
   /* ModrtDeviceAttributeExtension, on a device API's chain. */
   kModrtExtensionDeviceAttributes = 4,
+  /* ModrtPinnedHostExtension, on a device API's chain. */
+  kModrtExtensionPinnedHost = 5,
 } ModrtExtensionType;
 
 /* The two payload shapes (docs/C_ABI.md). */
@@ -192,6 +194,9 @@ typedef struct {
   /* Device to device on one device, ordered on `stream`; may return before the copy is done. */
   int (*copy_device_to_device)(void* self, const DLTensor* src, size_t src_offset, DLTensor* dst,
                                size_t dst_offset, size_t nbytes, void* stream);
+  /* Later ABI 1.1 additions: see "Device layer, later additions" below. */
+  int (*stream_adopt)(void* self, int32_t device_id, uint64_t external, void** out);
+  const char* (*queue_description)(void* self, int32_t device_id, int32_t is_default);
 } ModrtStreamExtension;
 
 /* Recorded launches, native (ABI 1.1, optional): between graph_begin and
@@ -210,6 +215,8 @@ typedef struct {
   int (*graph_end)(void* self, int32_t device_id, void* stream, void** out);
   int (*graph_launch)(void* self, int32_t device_id, void* graph, void* stream);
   int (*graph_destroy)(void* self, int32_t device_id, void* graph);
+  /* Later ABI 1.1 addition: see "Device layer, later additions" below. */
+  int (*graph_update)(void* self, int32_t device_id, void* stream, void* graph);
 } ModrtGraphExtension;
 
 /* ------------------------------------------------------------------------ */
@@ -277,6 +284,48 @@ typedef struct {
    * a string object (kModrtObject) owned by the caller. */
   int (*get_attribute)(void* self, int32_t device_id, int32_t attr, ModrtValue* ret);
 } ModrtDeviceAttributeExtension;
+
+/* ---- Device layer, later additions (ABI 1.1, minor-compatible) ----------
+ * Each is optional: a table filled before them is shorter (its struct_size
+ * says so) and the core reads what a table has (MODRT_STRUCT_HAS) and treats
+ * a NULL entry as absent.
+ *
+ * ModrtStreamExtension:
+ * - stream_adopt: *out = a queue of this API made by another library,
+ *   `external` being its handle as an integer (a CUstream, a hipStream_t),
+ *   used like one from stream_create; the core never passes it to
+ *   stream_destroy (its maker destroys it). NULL: no foreign queues.
+ * - queue_description: what the default queue (is_default != 0) or a queue
+ *   of stream_create is, in words, for Stream.implementation ("a CUDA stream
+ *   (CU_STREAM_NON_BLOCKING)"); a string that lives for the process. NULL:
+ *   the core describes it.
+ *
+ * ModrtGraphExtension:
+ * - graph_update: ends the capture begun with graph_begin on `stream` and
+ *   makes `graph` (from graph_end, same launches in the same order) run what
+ *   was captured from now on, in place (a CUDA graph's kernel parameters
+ *   updated); launches of it already submitted are not affected. On error
+ *   `graph` is unchanged and the capture is abandoned. The core captures a
+ *   replay that rebinds buffers with it, so a rebound replay runs natively
+ *   too. NULL: rebound replays run the core's list. */
+#define MODRT_STREAM_EXTENSION_MIN_SIZE \
+  (offsetof(ModrtStreamExtension, copy_device_to_device) + sizeof(void*))
+#define MODRT_GRAPH_EXTENSION_MIN_SIZE \
+  (offsetof(ModrtGraphExtension, graph_destroy) + sizeof(void*))
+
+/* Page-locked ("pinned") host memory: host memory the device's copies read
+ * and write directly (DMA), so an async copy from or to it needs no staging
+ * copy. Alloc/free are called on the caller's thread; the memory must stay
+ * valid until host_free, which the core calls only after every copy using
+ * it completed. `description` says what it is ("cuMemHostAlloc
+ * (page-locked, portable)"); it lives for the process. */
+typedef struct {
+  ModrtExtension base; /* type kModrtExtensionPinnedHost */
+  int (*host_alloc)(void* self, int32_t device_id, size_t nbytes, void** out);
+  int (*host_free)(void* self, int32_t device_id, void* ptr);
+  const char* description;
+} ModrtPinnedHostExtension;
+/* ---- end of the later additions ----------------------------------------- */
 
 /* The extension of `type` on `chain`, or NULL. */
 static inline const ModrtExtension* ModrtFindExtension(const ModrtExtension* chain, int32_t type) {

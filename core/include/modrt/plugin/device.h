@@ -5,7 +5,9 @@
 #define MODRT_PLUGIN_DEVICE_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -107,6 +109,27 @@ class DeviceAPI {
   }
   virtual void GraphDestroy(int /*device_id*/, void* /*graph*/) { Unimplemented(); }
 
+  // Device layer, later ABI 1.1 additions (plugin_api.h). Each optional.
+  // A queue made by another library (CUstream, hipStream_t as an integer),
+  // used as StreamCreate's are, never destroyed by modrt.
+  virtual bool HasStreamAdopt() const { return false; }
+  virtual void* StreamAdopt(int /*device_id*/, uint64_t /*external*/) { Unimplemented(); }
+  // What the default queue or a StreamCreate queue is, in words (static
+  // text); nullptr: the core describes it.
+  virtual const char* QueueDescription(int /*device_id*/, bool /*is_default*/) { return nullptr; }
+  // Ends GraphBegin's capture on `stream` into `graph` (GraphEnd's, same
+  // launches), updated in place.
+  virtual bool HasGraphUpdate() const { return false; }
+  virtual void GraphUpdate(int /*device_id*/, void* /*stream*/, void* /*graph*/) {
+    Unimplemented();
+  }
+  // Page-locked host memory the device copies to and from directly;
+  // PinnedHostDescription says what it is (static text).
+  virtual bool HasPinnedHost() const { return false; }
+  virtual void* PinnedHostAlloc(int /*device_id*/, size_t /*nbytes*/) { Unimplemented(); }
+  virtual void PinnedHostFree(int /*device_id*/, void* /*ptr*/) { Unimplemented(); }
+  virtual const char* PinnedHostDescription() const { return "pinned host memory"; }
+
  private:
   [[noreturn]] static void Unimplemented() {
     Fail("NotImplementedError", "this device API does not implement this part of the device layer");
@@ -201,6 +224,16 @@ inline const ModrtStreamExtension& StreamExtension() {
           Api(self)->CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, stream);
         });
       },
+      [](void* self, int32_t id, uint64_t external, void** out) {
+        return GuardCall([&] { *out = Api(self)->StreamAdopt(id, external); });
+      },
+      [](void* self, int32_t id, int32_t is_default) -> const char* {
+        try {
+          return Api(self)->QueueDescription(id, is_default != 0);
+        } catch (...) {
+          return nullptr;
+        }
+      },
   };
   return table;
 }
@@ -219,45 +252,65 @@ inline const ModrtGraphExtension& GraphExtension() {
       [](void* self, int32_t id, void* graph) {
         return GuardCall([&] { Api(self)->GraphDestroy(id, graph); });
       },
+      [](void* self, int32_t id, void* stream, void* graph) {
+        return GuardCall([&] { Api(self)->GraphUpdate(id, stream, graph); });
+      },
+  };
+  return table;
+}
+inline const ModrtPinnedHostExtension& PinnedHostExtension() {
+  static const ModrtPinnedHostExtension table = {
+      {sizeof(ModrtPinnedHostExtension), kModrtExtensionPinnedHost, nullptr},
+      [](void* self, int32_t id, size_t nbytes, void** out) {
+        return GuardCall([&] { *out = Api(self)->PinnedHostAlloc(id, nbytes); });
+      },
+      [](void* self, int32_t id, void* ptr) {
+        return GuardCall([&] { Api(self)->PinnedHostFree(id, ptr); });
+      },
+      nullptr,
   };
   return table;
 }
 // The extension chain of a device API: the typed attributes, then the
-// tables it says it has, linked. Static, one chain per combination (nothing
-// to free), living for the process like the registration that points at it.
+// tables it says it has, linked, with the optional entries it lacks nulled.
+// One chain per registered device API, in static storage (nothing to free,
+// nothing unreachable), living for the process like the registration that
+// points at it.
 inline const ModrtExtension* ExtensionChain(const DeviceAPI& api) {
   struct Chain {
     ModrtDeviceAttributeExtension attributes;
     ModrtRangedCopyExtension ranged;
     ModrtStreamExtension streams;
     ModrtGraphExtension graphs;
+    ModrtPinnedHostExtension pinned;
   };
-  enum { kRanged = 1, kStreams = 2, kGraphs = 4, kCombinations = 8 };
-  static Chain* const chains = [] {
-    static Chain all[kCombinations];
-    for (int m = 0; m < kCombinations; ++m) {
-      Chain& c = all[m];
-      c = Chain{AttributeExtension(), RangedCopyExtension(), StreamExtension(), GraphExtension()};
-      const ModrtExtension* head = nullptr;
-      if (m & kGraphs) {
-        c.graphs.base.next = head;
-        head = &c.graphs.base;
-      }
-      if (m & kStreams) {
-        c.streams.base.next = head;
-        head = &c.streams.base;
-      }
-      if (m & kRanged) {
-        c.ranged.base.next = head;
-        head = &c.ranged.base;
-      }
-      c.attributes.base.next = head;
-    }
-    return all;
-  }();
-  const int m = (api.HasRangedCopy() ? kRanged : 0) | (api.HasStreams() ? kStreams : 0) |
-                (api.HasStreams() && api.HasGraphs() ? kGraphs : 0);
-  return &chains[m].attributes.base;
+  static std::mutex mu;
+  static std::deque<Chain> chains;
+  std::lock_guard lock(mu);
+  Chain& c = chains.emplace_back(Chain{AttributeExtension(), RangedCopyExtension(),
+                                       StreamExtension(), GraphExtension(), PinnedHostExtension()});
+  if (!api.HasStreamAdopt()) c.streams.stream_adopt = nullptr;
+  if (!api.HasGraphUpdate()) c.graphs.graph_update = nullptr;
+  const ModrtExtension* head = nullptr;
+  if (api.HasPinnedHost()) {
+    c.pinned.description = api.PinnedHostDescription();
+    c.pinned.base.next = head;
+    head = &c.pinned.base;
+  }
+  if (api.HasStreams() && api.HasGraphs()) {
+    c.graphs.base.next = head;
+    head = &c.graphs.base;
+  }
+  if (api.HasStreams()) {
+    c.streams.base.next = head;
+    head = &c.streams.base;
+  }
+  if (api.HasRangedCopy()) {
+    c.ranged.base.next = head;
+    head = &c.ranged.base;
+  }
+  c.attributes.base.next = head;
+  return &c.attributes.base;
 }
 inline const ModrtDeviceApi& DeviceApiTable() {
   static const ModrtDeviceApi table = {

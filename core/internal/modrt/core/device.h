@@ -20,6 +20,16 @@ struct NativeQueues {
   void* self;
   const ModrtStreamExtension* streams;
   const ModrtGraphExtension* graphs;  // null when the plugin records no graphs
+  // The later ABI 1.1 entries (plugin_api.h), null when the plugin has none.
+  int (*stream_adopt)(void* self, int32_t device_id, uint64_t external, void** out);
+  const char* (*queue_description)(void* self, int32_t device_id, int32_t is_default);
+  int (*graph_update)(void* self, int32_t device_id, void* stream, void* graph);
+};
+
+// A device API's page-locked host memory (ModrtPinnedHostExtension).
+struct PinnedHost {
+  void* self;
+  const ModrtPinnedHostExtension* ext;
 };
 
 // One device family (cpu, cuda, opencl, ...) as the core holds it: the C
@@ -55,6 +65,8 @@ class MODRT_API DeviceAPI {
   bool CopyRange(const DLTensor* src, size_t offset, void* dst, size_t nbytes) const;
   // Null when the table has no (complete) stream extension.
   const NativeQueues* native() const { return native_.streams ? &native_ : nullptr; }
+  // Null when the table has no (complete) pinned host extension.
+  const PinnedHost* pinned() const { return pinned_.ext ? &pinned_ : nullptr; }
   // Whether the table answers well-known attributes by enum.
   bool typed_attributes() const { return attributes_ != nullptr; }
 
@@ -63,6 +75,7 @@ class MODRT_API DeviceAPI {
   const ModrtRangedCopyExtension* const ranged_;
   const ModrtDeviceAttributeExtension* const attributes_;
   NativeQueues native_{};
+  PinnedHost pinned_{};
 };
 
 // Registers `device_api.<kind>` for a copy of `table` (its `self` must

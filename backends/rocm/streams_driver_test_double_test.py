@@ -1,0 +1,206 @@
+"""ROCm's native device layer against a TEST DOUBLE of the HIP runtime
+(libhip_test_double.so, named by MODRT_ROCM_DRIVER_LIBRARY): which HIP calls
+the runtime makes for modrt streams, events, async and device-to-device
+copies, pinned memory and adopted streams, on which stream handle, and how
+HIP's errors reach Python. The kernel is a real code object from hipcc; no
+kernel runs here (the double's clock advances 1 ms per launch)."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import json
+import os
+
+import numpy as np
+import pytest
+
+import modrt
+
+SCALE = """#include <hip/hip_runtime.h>
+extern "C" __global__ void scale(float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+"""
+SIGNATURE = "scale(float32*, float32, int32; blockIdx.x, threadIdx.x)"
+N = 256
+HIP_STREAM_NON_BLOCKING = 1
+HIP_HOST_MALLOC_PORTABLE = 1
+HIP_ERROR_OUT_OF_MEMORY = 2
+HIP_ERROR_ILLEGAL_ADDRESS = 700
+
+
+class RuntimeLog:
+    """What the test double recorded (the same loaded library as the runtime's)."""
+
+    def __init__(self) -> None:
+        path = os.path.abspath(os.environ["MODRT_ROCM_DRIVER_LIBRARY"])
+        assert os.path.basename(path) == "libhip_test_double.so"
+        self.lib = ctypes.CDLL(path)
+        self.lib.modrt_hip_test_double_log.restype = ctypes.c_char_p
+        self.lib.modrt_hip_test_double_fail_next.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+
+    def reset(self) -> None:
+        self.lib.modrt_hip_test_double_reset()
+
+    def entries(self) -> list[dict]:
+        return [json.loads(line) for line in self.lib.modrt_hip_test_double_log().decode().splitlines()]
+
+    def calls(self, name: str) -> list[dict]:
+        return [entry for entry in self.entries() if entry["call"] == name]
+
+    def fail_next(self, call: str, code: int, times: int = 1) -> None:
+        self.lib.modrt_hip_test_double_fail_next(call.encode(), code, times)
+
+
+@pytest.fixture(scope="module")
+def dev() -> modrt.Device:
+    d = modrt.device("rocm", 0)
+    assert d.exist, d.unavailable_reason
+    assert d.attr("gcn_arch") == "gfx90a"
+    return d
+
+
+@pytest.fixture(scope="module")
+def mod(dev: modrt.Device) -> modrt.Module:
+    m = modrt.compile(SCALE, modrt.target.detect_target_from_device(dev), [SIGNATURE])
+    assert not m.is_fallback
+    return m
+
+
+@pytest.fixture
+def log(dev: modrt.Device) -> RuntimeLog:
+    runtime = RuntimeLog()
+    runtime.reset()
+    dev.sync(timeout=30)
+    runtime.reset()
+    return runtime
+
+
+def new_stream(dev: modrt.Device, log: RuntimeLog) -> tuple[modrt.Stream, int]:
+    s = modrt.Stream(dev)
+    (created,) = log.calls("hipStreamCreateWithFlags")
+    log.reset()
+    return s, created["stream"]
+
+
+def test_a_stream_is_a_non_blocking_hip_stream(dev, log):
+    s = modrt.Stream(dev)
+    (created,) = log.calls("hipStreamCreateWithFlags")
+    assert created["flags"] == HIP_STREAM_NON_BLOCKING
+    assert s.native and dev.default_stream.native
+    assert s.implementation.startswith("native: a HIP stream (hipStreamNonBlocking)")
+    assert "graphs replayed from the core's list" in s.implementation
+
+
+def test_launches_go_to_the_current_streams_handle(dev, mod, log):
+    s, sid = new_stream(dev, log)
+    x = modrt.tensor(np.ones(N, "float32"), dev)
+    mod["scale"](x, 2.0, N, 4, 64, stream=s)
+    with modrt.stream(s):
+        mod["scale"](x, 2.0, N, 4, 64)
+    mod["scale"](x, 2.0, N, 4, 64)  # the default stream: HIP's null stream
+    launches = log.calls("hipModuleLaunchKernel")
+    assert [launch["stream"] for launch in launches] == [sid, sid, None]
+    assert launches[0]["grid"] == [4, 1, 1] and launches[0]["block"] == [64, 1, 1]
+    s.synchronize(timeout=30)
+    assert {"call": "hipStreamSynchronize", "stream": sid} in log.entries()
+
+
+def test_events_time_on_the_device_and_order_streams(dev, mod, log):
+    first, first_id = new_stream(dev, log)
+    second, second_id = new_stream(dev, log)
+    x = modrt.tensor(np.ones(N, "float32"), dev)
+    start = first.record()
+    for _ in range(2):
+        mod["scale"](x, 2.0, N, 4, 64, stream=first)
+    end = first.record()
+    second.wait(end)
+    end.synchronize(timeout=30)
+    assert end.elapsed_ms(start) == pytest.approx(2.0)
+    assert all(e["timing"] for e in log.calls("hipEventCreateWithFlags"))
+    recorded = log.calls("hipEventRecord")
+    assert {e["stream"] for e in recorded} == {first_id}
+    (wait,) = log.calls("hipStreamWaitEvent")
+    assert (wait["stream"], wait["event"]) == (second_id, recorded[-1]["event"])
+    second.synchronize(timeout=30)
+
+
+def test_async_ranged_and_device_to_device_copies_on_a_stream(dev, log):
+    s, sid = new_stream(dev, log)
+    t = modrt.tensor(np.zeros(16, "int32"), dev)
+    log.reset()
+    t.copyfrom(np.arange(1, 5, dtype="int32"), offset=8, stream=s)
+    copy = modrt.empty((16,), "int32", dev)
+    copy.copyfrom(t, stream=s)
+    np.testing.assert_array_equal(copy.numpy(stream=s), [0, 0, 1, 2, 3, 4] + [0] * 10)
+    (h2d,) = log.calls("hipMemcpyHtoDAsync")
+    (d2d,) = log.calls("hipMemcpyDtoDAsync")
+    (d2h,) = log.calls("hipMemcpyDtoHAsync")
+    assert (h2d["stream"], h2d["bytes"], h2d["pinned"]) == (sid, 16, False)
+    assert (d2d["stream"], d2d["bytes"]) == (sid, 64)
+    assert (d2h["stream"], d2h["bytes"]) == (sid, 64)
+
+
+def test_pinned_host_memory_is_hip_host_malloc_used_in_place(dev, log):
+    s, sid = new_stream(dev, log)
+    host = modrt.pinned_empty(32, "float32", device=dev)
+    assert host.pinned and "hipHostMalloc" in host.pinned_memory
+    (alloc,) = log.calls("hipHostMalloc")
+    assert (alloc["bytes"], alloc["flags"]) == (128, HIP_HOST_MALLOC_PORTABLE)
+    host[:] = np.arange(32, dtype="float32")
+    t = modrt.empty((32,), "float32", dev)
+    back = modrt.pinned_empty(32, "float32", device=dev)
+    log.reset()
+    t.copyfrom(host, stream=s)
+    t.copyto(back, stream=s)
+    s.synchronize(timeout=30)
+    np.testing.assert_array_equal(back, host)
+    assert log.calls("hipMemcpyHtoDAsync")[0]["pinned"] is True
+    assert log.calls("hipMemcpyDtoHAsync")[0]["pinned"] is True
+    log.reset()
+    del host, back
+    gc.collect()
+    assert [e["bytes"] for e in log.calls("hipHostFree")] == [128, 128]
+
+
+def test_a_foreign_hip_stream_is_adopted_and_never_destroyed(dev, mod, log):
+    handle = ctypes.c_void_p()
+    assert log.lib.hipStreamCreateWithFlags(ctypes.byref(handle), HIP_STREAM_NON_BLOCKING) == 0
+    (created,) = log.calls("hipStreamCreateWithFlags")
+    log.reset()
+    s = modrt.Stream.from_external(dev, handle.value)
+    assert s.adopted and "adopted from another library" in s.implementation
+    x = modrt.tensor(np.ones(N, "float32"), dev)
+    mod["scale"](x, 3.0, N, 4, 64, stream=s)
+    s.synchronize(timeout=30)
+    (launch,) = log.calls("hipModuleLaunchKernel")
+    assert launch["stream"] == created["stream"]
+    del s
+    gc.collect()
+    dev.sync(timeout=30)
+    assert created["stream"] not in [e["stream"] for e in log.calls("hipStreamDestroy")]
+    assert log.lib.hipStreamDestroy(handle) == 0
+
+
+@pytest.mark.parametrize("wait", ["stream", "event"])
+def test_a_kernel_fault_surfaces_at_the_next_wait_naming_the_call_and_kernel(dev, mod, log, wait):
+    s, _ = new_stream(dev, log)
+    x = modrt.tensor(np.ones(N, "float32"), dev)
+    log.reset()
+    mod["scale"](x, 2.0, N, 4, 64, stream=s)
+    call = "hipStreamSynchronize" if wait == "stream" else "hipEventSynchronize"
+    log.fail_next(call, HIP_ERROR_ILLEGAL_ADDRESS)
+    with pytest.raises(RuntimeError, match=rf"{call}.*hipErrorIllegalAddress") as caught:
+        if wait == "stream":
+            s.synchronize(timeout=30)
+        else:
+            s.record().synchronize(timeout=30)
+    assert "scale (grid [4, 1, 1], block [64, 1, 1])" in str(caught.value)
+
+
+def test_device_out_of_memory_is_a_memory_error(dev, log):
+    log.fail_next("hipMalloc", HIP_ERROR_OUT_OF_MEMORY, times=2)  # the pool retries once
+    with pytest.raises(MemoryError, match="hipErrorOutOfMemory"):
+        modrt.empty((1 << 20,), "float32", dev)

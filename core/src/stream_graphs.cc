@@ -1,0 +1,219 @@
+// Recorded launches (stream.h: GraphObj) and their registry functions
+// (Python: modrt.Graph, Stream.capture).
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "internal.h"
+#include "stream.h"
+
+namespace modrt {
+
+GraphObj::~GraphObj() {
+  for (Launch& l : launches_) {
+    for (ModrtValue& v : l.args) {
+      if (v.type_code == kModrtObject && v.v_obj != nullptr)
+        static_cast<Object*>(v.v_obj)->DecRef();
+    }
+  }
+}
+
+void GraphObj::Record(const FunctionObj* function, const FunctionInfo* info, const Args& args) {
+  if (rerecording_) return;  // a rebound replay being recorded by the backend
+  Launch l;
+  l.function = Ref<FunctionObj>(const_cast<FunctionObj*>(function));
+  l.info = info;
+  for (int32_t i = 0; i < args.size(); ++i) {
+    ModrtValue v = args[i];
+    if (v.type_code == kModrtRawStr || v.type_code == kModrtDLTensorPtr) {
+      Fail("TypeError", "argument ", i, ": a recorded launch takes tensors and numbers, not a ",
+           TypeCodeName(v.type_code));
+    }
+    if (v.type_code == kModrtObject && v.v_obj != nullptr) static_cast<Object*>(v.v_obj)->IncRef();
+    l.args.push_back(v);
+  }
+  launches_.push_back(std::move(l));
+}
+
+void GraphObj::BeginNative(StreamState& stream) {
+  const NativeQueues* q = stream.native();
+  if (q == nullptr || q->graphs == nullptr) return;
+  // A backend that cannot capture on this stream leaves the recording to the
+  // core's list (Graph.native says which).
+  if (q->graphs->graph_begin(q->self, device_.device_id, stream.native_stream()) != 0) return;
+  native_capture_ = &stream;
+}
+
+void GraphObj::EndNative() {
+  StreamState* stream = std::exchange(native_capture_, nullptr);
+  if (stream == nullptr) return;
+  const NativeQueues* q = stream->native();
+  void* handle = nullptr;
+  const int status =
+      q->graphs->graph_end(q->self, device_.device_id, stream->native_stream(), &handle);
+  if (status != 0 || handle == nullptr) return;  // abandoned: the list replays
+  native_graph_ = std::make_shared<NativeGraph>(q, device_.device_id, handle);
+  if (native_failed_) native_graph_.reset();
+}
+
+void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
+                      const std::vector<std::pair<Object*, Object*>>& bindings) {
+  for (const auto& [from, to] : bindings) {
+    auto* a = static_cast<TensorObj*>(from);
+    auto* b = static_cast<TensorObj*>(to);
+    const DLTensor &x = *a->dl(), &y = *b->dl();
+    if (!(x.dtype == y.dtype) || x.ndim != y.ndim ||
+        !std::equal(x.shape, x.shape + x.ndim, y.shape) || !SameDevice(x.device, y.device)) {
+      Fail("ValueError",
+           "a rebound tensor must have the captured tensor's shape, dtype and device");
+    }
+  }
+  if (native_graph_ != nullptr && stream->native() == native_graph_->queues && !launches_.empty()) {
+    // The backend's graph runs with the buffers it was last recorded with:
+    // other bindings re-record it first (graph_update), or replay the list.
+    if (!SameBindings(bindings) && !Rerecord(stream, bindings)) return RunList(stream, bindings);
+    const NativeQueues* q = native_graph_->queues;
+    stream->Throttle(0);
+    CheckNative(q->graphs->graph_launch(q->self, device_.device_id, native_graph_->handle,
+                                        stream->native_stream()));
+    LaunchRecord record;
+    const Launch& first = launches_.front();
+    record =
+        RecordOf(*first.info, Args(first.args.data(), static_cast<int32_t>(first.args.size())));
+    record.kernel = StrCat("graph of ", launches_.size(), " launches from ", record.kernel);
+    stream->NoteLaunch(std::move(record), 0, native_graph_);
+    return;
+  }
+  RunList(stream, bindings);
+}
+
+bool GraphObj::SameBindings(const Bindings& bindings) const {
+  std::vector<std::pair<Object*, Object*>> now = bindings, then;
+  for (const auto& [from, to] : native_bindings_) then.emplace_back(from.get(), to.get());
+  std::sort(now.begin(), now.end());
+  std::sort(then.begin(), then.end());
+  return now == then;
+}
+
+bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindings& bindings) {
+  const NativeQueues* q = native_graph_->queues;
+  if (q->graph_update == nullptr) return false;
+  const int32_t id = device_.device_id;
+  if (q->graphs->graph_begin(q->self, id, stream->native_stream()) != 0) return false;
+  // The launches reach the plugin, which records them; the list is unchanged.
+  native_capture_ = stream.get();
+  rerecording_ = true;
+  native_failed_ = false;
+  stream->set_capture(this);
+  struct EndCapture {
+    GraphObj* graph;
+    StreamState* stream;
+    ~EndCapture() {
+      stream->set_capture(nullptr);
+      graph->native_capture_ = nullptr;
+      graph->rerecording_ = false;
+    }
+  };
+  bool recorded = true;
+  {
+    EndCapture end{this, stream.get()};
+    try {
+      RunList(stream, bindings);
+    } catch (const Error&) {
+      recorded = false;
+    }
+  }
+  if (!recorded || native_failed_) {
+    // The capture is ended and its graph dropped; the list replays instead.
+    void* abandoned = nullptr;
+    if (q->graphs->graph_end(q->self, id, stream->native_stream(), &abandoned) == 0 &&
+        abandoned != nullptr) {
+      q->graphs->graph_destroy(q->self, id, abandoned);
+    }
+    return false;
+  }
+  if (q->graph_update(q->self, id, stream->native_stream(), native_graph_->handle) != 0) {
+    return false;
+  }
+  native_bindings_.clear();
+  for (const auto& [from, to] : bindings) native_bindings_.emplace_back(from, to);
+  return true;
+}
+
+void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Bindings& bindings) {
+  // Launches go to `stream`: it is made current for the replay.
+  std::shared_ptr<StreamState>& current_stream = CurrentStreamSlot();
+  std::shared_ptr<StreamState> saved = current_stream;
+  struct Restore {
+    std::shared_ptr<StreamState>* slot;
+    std::shared_ptr<StreamState> value;
+    ~Restore() { *slot = std::move(value); }
+  } restore{&current_stream, std::move(saved)};
+  current_stream = stream;
+  std::vector<ModrtValue> args;
+  for (const Launch& l : launches_) {
+    args = l.args;
+    for (ModrtValue& v : args) {
+      if (v.type_code != kModrtObject) continue;
+      for (const auto& [from, to] : bindings) {
+        if (v.v_obj == from) v.v_obj = to;
+      }
+    }
+    OwnedValue ret;
+    l.function->Call(args.data(), static_cast<int32_t>(args.size()), ret.out());
+  }
+}
+
+namespace {
+
+MODRT_STATIC_INIT([] {
+  RegisterGlobal("stream.begin_capture", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "stream.begin_capture");
+    StreamState& s = StreamArg(a, 0)->state();
+    if (s.capture() != nullptr) Fail("RuntimeError", "this stream is already capturing a graph");
+    auto g = MakeObject<GraphObj>(s.device());
+    g->BeginNative(s);
+    s.set_capture(g.get());
+    r->SetObject(g);
+  });
+  RegisterGlobal("stream.end_capture", [](const Args& a, Ret*) {
+    a.ExpectCount(1, "stream.end_capture");
+    StreamState& s = StreamArg(a, 0)->state();
+    GraphObj* g = s.capture();
+    s.set_capture(nullptr);
+    if (g != nullptr) g->EndNative();
+  });
+  RegisterGlobal("graph.size", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "graph.size");
+    r->SetInt(
+        static_cast<int64_t>(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->size()));
+  });
+  // 1 when the backend recorded the graph (a replay without rebound buffers launches it).
+  RegisterGlobal("graph.native", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "graph.native");
+    r->SetInt(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->native() ? 1 : 0);
+  });
+  // graph.replay(graph, stream, captured tensor, replacement, ...)
+  RegisterGlobal("graph.replay", [](const Args& a, Ret*) {
+    a.ExpectCount(2, "graph.replay", /*at_least=*/true);
+    auto* g = static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"));
+    const auto& s = StreamArg(a, 1)->shared();
+    if (!SameDevice(s->device(), g->device())) {
+      Fail("ValueError", "a graph captured on ", DeviceName(g->device()), " replays there, not on ",
+           DeviceName(s->device()));
+    }
+    if (s->capture() != nullptr) Fail("RuntimeError", "cannot replay into a capturing stream");
+    if ((a.size() - 2) % 2 != 0)
+      Fail("ValueError", "graph.replay takes (captured, replacement) pairs");
+    std::vector<std::pair<Object*, Object*>> bindings;
+    for (int32_t i = 2; i < a.size(); i += 2) {
+      bindings.emplace_back(a.Obj(i, kModrtObjTensor, "tensor"),
+                            a.Obj(i + 1, kModrtObjTensor, "tensor"));
+    }
+    g->Replay(s, bindings);
+  });
+});
+
+}  // namespace
+}  // namespace modrt

@@ -1,0 +1,207 @@
+// The current stream of each thread and device, the registry of streams,
+// and launches through them (stream.h: StreamedLaunch, HostStreamedLaunch).
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "internal.h"
+#include "stream.h"
+
+namespace modrt {
+
+std::shared_ptr<StreamState>& CurrentStreamSlot() {
+  thread_local std::shared_ptr<StreamState> current_stream;
+  return current_stream;
+}
+
+void* CurrentNativeStream(DLDevice device) {
+  const std::shared_ptr<StreamState>& current_stream = CurrentStreamSlot();
+  if (current_stream && SameDevice(current_stream->device(), device)) {
+    return current_stream->native_stream();
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+
+struct StreamRegistry {
+  std::mutex mu;
+  std::map<std::pair<int32_t, int32_t>, std::shared_ptr<StreamState>> defaults;
+  std::map<std::pair<int32_t, int32_t>, std::vector<std::weak_ptr<StreamState>>> all;
+};
+
+StreamRegistry& Streams() {
+  // Leaked: worker threads may still run during process teardown.
+  static StreamRegistry* r = std::make_unique<StreamRegistry>().release();
+  return *r;
+}
+
+// Default streams of small device numbers, cached for the launch path.
+constexpr int kCachedTypes = 64, kCachedIds = 8;
+std::atomic<const std::shared_ptr<StreamState>*> default_cache[kCachedTypes][kCachedIds];
+
+}  // namespace
+
+std::shared_ptr<StreamState> NewStream(DLDevice device, bool is_default, const uint64_t* external) {
+  DeviceAPI* api = GetExistingDeviceAPI(device);
+  auto state = std::make_shared<StreamState>(device, api, is_default, external);
+  StreamRegistry& r = Streams();
+  std::lock_guard lock(r.mu);
+  auto& list = r.all[{device.device_type, device.device_id}];
+  list.erase(std::remove_if(list.begin(), list.end(), [](auto& w) { return w.expired(); }),
+             list.end());
+  list.push_back(state);
+  return state;
+}
+
+std::vector<std::shared_ptr<StreamState>> AllStreams() {
+  StreamRegistry& reg = Streams();
+  std::lock_guard lock(reg.mu);
+  std::vector<std::shared_ptr<StreamState>> streams;
+  for (auto& [key, list] : reg.all) {
+    for (auto& w : list) {
+      if (auto s = w.lock()) streams.push_back(std::move(s));
+    }
+  }
+  return streams;
+}
+
+const std::shared_ptr<StreamState>& DefaultStream(DLDevice device) {
+  const bool cached = device.device_type >= 0 && device.device_type < kCachedTypes &&
+                      device.device_id >= 0 && device.device_id < kCachedIds;
+  if (cached) {
+    if (auto* s =
+            default_cache[device.device_type][device.device_id].load(std::memory_order_acquire)) {
+      return *s;
+    }
+  }
+  StreamRegistry& r = Streams();
+  {
+    std::lock_guard lock(r.mu);
+    auto it = r.defaults.find({device.device_type, device.device_id});
+    if (it != r.defaults.end()) return it->second;
+  }
+  std::shared_ptr<StreamState> made = NewStream(device, /*is_default=*/true);
+  std::lock_guard lock(r.mu);
+  auto [it, inserted] = r.defaults.try_emplace({device.device_type, device.device_id}, made);
+  if (cached) {
+    default_cache[device.device_type][device.device_id].store(&it->second,
+                                                              std::memory_order_release);
+  }
+  return it->second;
+}
+
+std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device) {
+  StreamRegistry& r = Streams();
+  std::lock_guard lock(r.mu);
+  std::vector<std::shared_ptr<StreamState>> out;
+  for (auto& w : r.all[{device.device_type, device.device_id}]) {
+    if (auto s = w.lock()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+StreamState& StreamFor(DLDevice device) {
+  const std::shared_ptr<StreamState>& current_stream = CurrentStreamSlot();
+  if (current_stream && SameDevice(current_stream->device(), device)) return *current_stream;
+  return *DefaultStream(device);
+}
+
+namespace {
+
+// The device of a launch: its first buffer's, else device 0 of its type.
+DLDevice LaunchDevice(const Args& args, DLDeviceType device_type) {
+  for (int32_t i = 0; i < args.size(); ++i) {
+    const ModrtValue& v = args[i];
+    if (v.type_code == kModrtObject && v.v_obj != nullptr &&
+        static_cast<Object*>(v.v_obj)->type_index() == kModrtObjTensor) {
+      return static_cast<TensorObj*>(v.v_obj)->dl()->device;
+    }
+    if (v.type_code == kModrtDLTensorPtr && v.v_tensor != nullptr) return v.v_tensor->device;
+  }
+  return DLDevice{device_type, 0};
+}
+
+// A function object whose body can name the object itself (to record it).
+template <typename Body>
+Ref<FunctionObj> SelfAwareFunction(Body body) {
+  auto self = std::make_shared<const FunctionObj*>(nullptr);
+  auto f = MakeObject<FunctionObj>(
+      RawBody([self, body = std::move(body)](const ModrtValue* values, int32_t n, ModrtValue* ret) {
+        body(*self, Args(values, n), ret);
+      }));
+  *self = f.get();
+  return f;
+}
+
+}  // namespace
+
+Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info,
+                                DLDeviceType device_type, Ref<Object> keep_alive) {
+  return SelfAwareFunction(
+      [inner = std::move(inner), info, device_type, keep_alive = std::move(keep_alive)](
+          const FunctionObj* self, const Args& args, ModrtValue* ret) {
+        StreamState& stream = StreamFor(LaunchDevice(args, device_type));
+        if (GraphObj* g = stream.capture()) {
+          if (g->capturing_natively()) {
+            // The plugin records this launch into its graph (it does not run).
+            try {
+              inner->Call(args.values(), args.size(), ret);
+            } catch (...) {
+              g->AbandonNative();
+              throw;
+            }
+          }
+          return g->Record(self, info, args);
+        }
+        if (stream.host_executes()) {
+          // A plugin that launches on host memory runs its launch itself, now:
+          // after the work queued before it on the stream.
+          const uint64_t seq = stream.RecordMarker();
+          while (!stream.Wait(seq, 3600.0, -1.0)) {
+          }
+          return inner->Call(args.values(), args.size(), ret);
+        }
+        const size_t bytes = TensorArgBytes(args);
+        stream.Throttle(bytes);
+        inner->Call(args.values(), args.size(), ret);
+        stream.NoteLaunch(RecordOf(*info, args), bytes);
+      });
+}
+
+Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInfo* info) {
+  return SelfAwareFunction(
+      [prepare = std::move(prepare), info](const FunctionObj* self, const Args& args, ModrtValue*) {
+        StreamState& stream = StreamFor(LaunchDevice(args, kDLCPU));
+        if (GraphObj* g = stream.capture()) return g->Record(self, info, args);
+        std::function<void()> work = prepare(args);
+        bool borrowed = false;
+        for (int32_t i = 0; i < args.size(); ++i)
+          borrowed |= args[i].type_code == kModrtDLTensorPtr;
+        if (borrowed) {
+          // Borrowed DLTensors cannot be kept for later: run now, after the stream's work.
+          uint64_t seq = stream.RecordMarker();
+          while (!stream.Wait(seq, 3600.0, -1.0)) {
+          }
+          work();
+          return;
+        }
+        // The queued work holds the tensor objects until it has run.
+        std::vector<Ref<Object>> held;
+        for (int32_t i = 0; i < args.size(); ++i) {
+          if (args[i].type_code == kModrtObject && args[i].v_obj != nullptr) {
+            held.emplace_back(static_cast<Object*>(args[i].v_obj));
+          }
+        }
+        stream.Enqueue(RecordOf(*info, args), TensorArgBytes(args),
+                       [work = std::move(work), held = std::move(held)] { work(); });
+      });
+}
+
+}  // namespace modrt
