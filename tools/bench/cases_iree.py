@@ -56,13 +56,13 @@ def iree_program(spirv_path: str, dispatches: int = IREE_DISPATCHES) -> str:
     return "\n".join(lines)
 
 
-def _compiled_program() -> bytes:
+def _compiled_program(dispatches: int) -> bytes:
     """The program's VM flatbuffer, compiled by iree-compile once per bench
     machine and kept in the temp directory (each sample is a fresh process)."""
     import iree.compiler  # type: ignore[import-not-found]
     from iree.compiler.version import VERSION  # type: ignore[import-not-found]
 
-    key = hashlib.sha256(f"{VERSION}\n{IREE_GLSL}\n{IREE_DISPATCHES}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{VERSION}\n{IREE_GLSL}\n{dispatches}".encode()).hexdigest()[:16]
     cache = Path(tempfile.gettempdir()) / f"modrt-bench-iree-{key}"
     vmfb = cache / "graph.vmfb"
     if vmfb.exists():
@@ -75,7 +75,7 @@ def _compiled_program() -> bytes:
     )
     if done.returncode != 0:
         raise ImportError(f"glslangValidator failed on the IREE shader: {done.stdout.strip()}")
-    flatbuffer = iree.compiler.compile_str(iree_program(str(spirv)), target_backends=["vulkan-spirv"])
+    flatbuffer = iree.compiler.compile_str(iree_program(str(spirv), dispatches), target_backends=["vulkan-spirv"])
     partial = cache / f"graph.vmfb.{os.getpid()}"
     partial.write_bytes(flatbuffer)
     partial.replace(vmfb)
@@ -86,21 +86,7 @@ def iree_vulkan_graph() -> Run:
     """One invocation of `main` on IREE's Vulkan device: IREE records the
     1,000 dispatches into one command buffer, submits it and waits (its
     synchronous Vulkan ABI); per dispatch."""
-    import numpy as np
-
-    if WGPU_ROOT not in sys.path and os.path.isdir(WGPU_ROOT):
-        sys.path.append(WGPU_ROOT)  # the toolchain root's pip packages
-    import iree.runtime as rt  # type: ignore[import-not-found]
-
-    flatbuffer = _compiled_program()
-    config = rt.Config("vulkan")
-    context = rt.SystemContext(config=config)
-    context.add_vm_module(rt.VmModule.copy_buffer(context.instance, flatbuffer))
-    main = context.modules.module["main"]
-    device = config.device
-    x = rt.asdevicearray(device, np.zeros(N_ELEMENTS, dtype="float32"))
-    main(x)  # warm: pipelines made, x now all IREE_DISPATCHES
-    check_ran(_read_back(rt, device, x), IREE_DISPATCHES)
+    main, x, _ = iree_graph(IREE_DISPATCHES)
 
     def run(n: int) -> float:
         invocations = max(1, n // IREE_DISPATCHES)
@@ -110,6 +96,31 @@ def iree_vulkan_graph() -> Run:
         return (time.perf_counter() - start) * n / (invocations * IREE_DISPATCHES)
 
     return run
+
+
+def iree_graph(dispatches: int):  # type: ignore[no-untyped-def]
+    """(main, x, read_back) of the program on IREE's Vulkan device, run once
+    and checked: x (zeros before) holds `dispatches` in every element."""
+    import numpy as np
+
+    if WGPU_ROOT not in sys.path and os.path.isdir(WGPU_ROOT):
+        sys.path.append(WGPU_ROOT)  # the toolchain root's pip packages
+    import iree.runtime as rt  # type: ignore[import-not-found]
+
+    flatbuffer = _compiled_program(dispatches)
+    config = rt.Config("vulkan")
+    context = rt.SystemContext(config=config)
+    context.add_vm_module(rt.VmModule.copy_buffer(context.instance, flatbuffer))
+    main = context.modules.module["main"]
+    device = config.device
+    x = rt.asdevicearray(device, np.zeros(N_ELEMENTS, dtype="float32"))
+    main(x)  # warm: pipelines made; the dispatches update x in place
+
+    def read_back():  # type: ignore[no-untyped-def]
+        return _read_back(rt, device, x)
+
+    check_ran(read_back(), dispatches)
+    return main, x, read_back
 
 
 def _read_back(rt, device, array):  # type: ignore[no-untyped-def]
