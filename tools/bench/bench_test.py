@@ -75,7 +75,9 @@ def test_peer_versions_name_cupy_by_any_of_its_distributions(tmp_path):
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: cupy-cuda13x\nVersion: 14.0.1\n")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    found = subprocess.run([sys.executable, "-c", bench._VERSION_PROBE, "cupy"], env=env, capture_output=True, text=True)
+    found = subprocess.run(
+        [sys.executable, "-c", bench._VERSION_PROBE, "cupy"], env=env, capture_output=True, text=True
+    )
     assert found.stdout.strip() == "cupy-cuda13x 14.0.1"
     absent = subprocess.run(
         [sys.executable, "-c", bench._VERSION_PROBE, "no-such-peer"], env=env, capture_output=True, text=True

@@ -70,9 +70,7 @@ def _compiled_program(dispatches: int) -> bytes:
     cache.mkdir(exist_ok=True)
     shader, spirv = cache / "add_one.comp", cache / "add_one.spv"
     shader.write_text(IREE_GLSL)
-    done = subprocess.run(
-        ["glslangValidator", "-V", "-o", str(spirv), str(shader)], capture_output=True, text=True
-    )
+    done = subprocess.run(["glslangValidator", "-V", "-o", str(spirv), str(shader)], capture_output=True, text=True)
     if done.returncode != 0:
         raise ImportError(f"glslangValidator failed on the IREE shader: {done.stdout.strip()}")
     flatbuffer = iree.compiler.compile_str(iree_program(str(spirv), dispatches), target_backends=["vulkan-spirv"])

@@ -142,9 +142,7 @@ def c_floor(
     run_env = {**os.environ, **env} if env else None
 
     def sample() -> float:
-        done = subprocess.run(
-            [argv[0], str(n), str(batches), *argv[1:]], capture_output=True, text=True, env=run_env
-        )
+        done = subprocess.run([argv[0], str(n), str(batches), *argv[1:]], capture_output=True, text=True, env=run_env)
         if done.stdout.startswith("unavailable:"):
             raise Unavailable(done.stdout.partition(": ")[2].strip())
         if done.returncode != 0:
