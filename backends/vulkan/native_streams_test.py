@@ -88,6 +88,25 @@ def test_a_copy_on_a_stream_comes_after_its_launches(dev, mod):
     assert tail.any()
 
 
+def test_consecutive_launches_of_one_kernel_bind_their_own_buffers_and_scalars(dev, mod):
+    # A graph binds only what changed between launches: one kernel back to
+    # back with other buffers, then with another n, must still see each.
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(N, "float32"), dev)
+    d = modrt.tensor(np.zeros(N, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        mod["vadd"](a, b, c, N, GRID, BLOCK)
+        mod["vadd"](c, b, d, N, GRID, BLOCK)
+        mod["inc"](d, N, GRID, BLOCK)
+        mod["inc"](d, N // 2, GRID, BLOCK)  # the first half only
+    g.replay()
+    out = d.numpy(stream=s, timeout=60)
+    expected = x + 2 * y + 1
+    expected[: N // 2] += 1
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
 def test_graph_replay_equals_launching_one_by_one(dev, mod):
     x, y, a, b = inputs(dev)
     c = modrt.tensor(np.zeros(N, "float32"), dev)

@@ -4,7 +4,7 @@ namespace modrt {
 namespace vulkan {
 
 void RecordDispatch(const VkApi& vk, VkCommandBuffer cmd, const Dispatch& dispatch,
-                    const std::vector<VkDescriptorSet>& sets) {
+                    const std::vector<VkDescriptorSet>& sets, BoundState* bound) {
   // Kernels run in submission order, like a stream: each waits for the
   // writes of the ones before it.
   auto before = Make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
@@ -14,14 +14,23 @@ void RecordDispatch(const VkApi& vk, VkCommandBuffer cmd, const Dispatch& dispat
                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, nullptr, 0,
                           nullptr);
   const Pipeline& p = *dispatch.pipeline;
-  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-  if (!sets.empty()) {
+  // A new pipeline rebinds everything: its layout may differ from the last one's.
+  const bool same_pipeline = bound != nullptr && bound->pipeline == p.pipeline;
+  if (!same_pipeline) {
+    vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+  }
+  if (!sets.empty() && !(same_pipeline && bound->sets == sets)) {
     vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
                                static_cast<uint32_t>(sets.size()), sets.data(), 0, nullptr);
   }
-  if (p.args.push_size > 0) {
+  if (p.args.push_size > 0 && !(same_pipeline && bound->constants == dispatch.constants)) {
     vk.vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p.args.push_size,
                           dispatch.constants.data());
+  }
+  if (bound != nullptr) {
+    bound->pipeline = p.pipeline;
+    bound->sets = sets;
+    bound->constants = dispatch.constants;
   }
   vk.vkCmdDispatch(cmd, dispatch.grid[0], dispatch.grid[1], dispatch.grid[2]);
 }

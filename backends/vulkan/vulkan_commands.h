@@ -22,10 +22,20 @@ struct Dispatch {
   std::array<uint32_t, 3> grid{};
 };
 
+// What a command buffer has bound so far: a dispatch that binds the same
+// again records only its barrier and the dispatch (lavapipe re-emits its
+// compute state on every bind, a cost per dispatch of a replayed graph).
+struct BoundState {
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSet> sets;
+  std::vector<uint8_t> constants;
+};
+
 // Records `dispatch` with `sets` bound after a barrier that makes it wait
-// for the writes of the commands before it.
+// for the writes of the commands before it. With `bound` (the state `cmd`
+// has bound so far, updated here), binds only what differs from it.
 void RecordDispatch(const VkApi& vk, VkCommandBuffer cmd, const Dispatch& dispatch,
-                    const std::vector<VkDescriptorSet>& sets);
+                    const std::vector<VkDescriptorSet>& sets, BoundState* bound = nullptr);
 
 // Records a barrier after which the host sees the writes of the commands before it.
 void RecordHostReadBarrier(const VkApi& vk, VkCommandBuffer cmd);

@@ -63,12 +63,22 @@ void Graph::RecordDispatch(const Dispatch& dispatch) {
   const ArgLayout& args = dispatch.pipeline->args;
   std::vector<VkDescriptorSet> sets;
   if (!dispatch.buffers.empty()) {
-    // Descriptors of each type are counted together: a pool holds as many of each.
-    VkDescriptorPool pool =
-        PoolFor(args.set_count, std::max(args.storage_count, args.uniform_count));
-    sets = WriteDescriptorSets(vk, d_.device, pool, *dispatch.pipeline, dispatch.buffers);
+    std::vector<VkDeviceSize> key;
+    key.reserve(dispatch.buffers.size() * 3);
+    for (const VkDescriptorBufferInfo& b : dispatch.buffers) {
+      key.insert(key.end(), {reinterpret_cast<VkDeviceSize>(b.buffer), b.offset, b.range});
+    }
+    auto [found, added] = sets_by_binding_.try_emplace({dispatch.pipeline, std::move(key)});
+    if (added) {
+      // Descriptors of each type are counted together: a pool holds as many of each.
+      VkDescriptorPool pool =
+          PoolFor(args.set_count, std::max(args.storage_count, args.uniform_count));
+      found->second =
+          WriteDescriptorSets(vk, d_.device, pool, *dispatch.pipeline, dispatch.buffers);
+    }
+    sets = found->second;
   }
-  vulkan::RecordDispatch(vk, cmd_, dispatch, sets);
+  vulkan::RecordDispatch(vk, cmd_, dispatch, sets, &bound_);
 }
 
 void Graph::RecordCopy(VkBuffer src, size_t src_offset, VkBuffer dst, size_t dst_offset,

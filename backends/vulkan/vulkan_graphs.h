@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "vulkan_api.h"
@@ -41,6 +43,12 @@ class Graph {
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorPool> descriptor_pools_;  // the last one has room left
   uint32_t sets_left_ = 0, descriptors_left_ = 0;
+  // The descriptor sets written so far, by pipeline and bound buffers: a
+  // launch binding what an earlier one bound takes its sets, so that
+  // consecutive launches of one kernel on the same buffers bind nothing new.
+  std::map<std::pair<const Pipeline*, std::vector<VkDeviceSize>>, std::vector<VkDescriptorSet>>
+      sets_by_binding_;
+  BoundState bound_;  // what cmd_ has bound so far
   bool ended_ = false;
 };
 

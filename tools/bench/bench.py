@@ -51,17 +51,38 @@ if set(ROWS) != set(ROW_FUNCTIONS):
     raise ValueError(f"rows.toml and bench.py disagree on the rows: {sorted(set(ROWS) ^ set(ROW_FUNCTIONS))}")
 
 
-def _meta(ctx: Context, load_before: str, elapsed: float) -> dict[str, str]:
-    def version(module: str) -> str:
+# Prints the version of the distribution named argv[1], or of any distribution
+# named argv[1]-* (CuPy ships as cupy-cuda12x, cupy-cuda13x, ...), or of the
+# module of that name when it imports without metadata.
+_VERSION_PROBE = """
+import importlib, importlib.metadata as m, sys
+name = sys.argv[1]
+found = sorted(
+    f"{d.metadata['Name']} {d.version}"
+    for d in m.distributions()
+    if (d.metadata["Name"] or "").lower() == name or (d.metadata["Name"] or "").lower().startswith(name + "-")
+)
+if found:
+    print(", ".join(dict.fromkeys(found)))
+else:
+    try:
+        print(f"{name} {importlib.import_module(name).__version__} (no package metadata)")
+    except Exception:
+        pass
+"""
+
+
+def _command(rows: Sequence[str]) -> str:
+    """The command line that ran these rows, as the report names it."""
+    return "tools/bazel run --config=all-runtimes -c opt //tools/bench -- " + " ".join(rows)
+
+
+def _meta(ctx: Context, command: str, load_before: str, elapsed: float) -> dict[str, str]:
+    def version(name: str) -> str:
         env = ctx.env(None)
-        env["PYTHONPATH"] = WGPU_ROOT  # wgpu-py
-        done = subprocess.run(
-            [ctx.python, "-c", f"import importlib.metadata as m; print(m.version('{module}'))"],
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        return done.stdout.strip() or "not installed"
+        env["PYTHONPATH"] = WGPU_ROOT  # wgpu-py, IREE
+        done = subprocess.run([ctx.python, "-c", _VERSION_PROBE, name], env=env, capture_output=True, text=True)
+        return done.stdout.strip() or f"{name} not installed"
 
     cpu = "unknown"
     if os.path.exists("/proc/cpuinfo"):
@@ -70,13 +91,16 @@ def _meta(ctx: Context, load_before: str, elapsed: float) -> dict[str, str]:
                 cpu = line.split(":", 1)[1].strip()
                 break
     return {
+        "command": command,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{os.cpu_count()} cores, {cpu}, {platform.system()} {platform.release()}",
         "load average (1 min) before / after the run": f"{load_before} / {_load()}",
         "python": subprocess.run(
             [ctx.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True
         ).stdout.strip(),
-        "peers": ", ".join(f"{m} {version(m)}" for m in ("apache-tvm", "apache-tvm-ffi", "pyopencl", "wgpu", "cupy")),
+        "peers": "; ".join(
+            version(m) for m in ("apache-tvm", "apache-tvm-ffi", "pyopencl", "wgpu", "cupy", "iree-base-runtime")
+        ),
         "floors": "built here with $CC: "
         + ", ".join(
             f"{name} ({'built' if name not in ctx.floors.missing else 'missing: ' + ctx.floors.missing[name]})"
@@ -174,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out is None:
         return 0
     out.mkdir(parents=True, exist_ok=True)
-    meta = _meta(ctx, load_before, time.perf_counter() - started)
+    meta = _meta(ctx, _command(args.rows), load_before, time.perf_counter() - started)
     results = out / "benchmarks.json"
     report.dump(results, lines, meta)
     chart = None

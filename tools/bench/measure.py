@@ -133,12 +133,16 @@ def probe(python: str, case: str, env: Mapping[str, str]) -> str | None:
     return None
 
 
-def c_floor(argv: Sequence[str], n: int, scale: float, batches: int = BATCHES) -> Callable[[], float]:
+def c_floor(
+    argv: Sequence[str], n: int, scale: float, batches: int = BATCHES, env: Mapping[str, str] | None = None
+) -> Callable[[], float]:
     """A sampler: one run of a C floor (floors/*.c: `floor N BATCHES [args]`,
-    its last line the seconds per repetition of its fastest batch), times `scale`."""
+    its last line the seconds per repetition of its fastest batch), times
+    `scale`; `env` is added to the bench's environment."""
+    run_env = {**os.environ, **env} if env else None
 
     def sample() -> float:
-        done = subprocess.run([argv[0], str(n), str(batches), *argv[1:]], capture_output=True, text=True)
+        done = subprocess.run([argv[0], str(n), str(batches), *argv[1:]], capture_output=True, text=True, env=run_env)
         if done.stdout.startswith("unavailable:"):
             raise Unavailable(done.stdout.partition(": ")[2].strip())
         if done.returncode != 0:

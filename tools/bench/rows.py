@@ -46,6 +46,7 @@ class InProcessRow:
     scale: float = 1.0  # per-repetition seconds -> unit
     bytes_per_rep: int | None = None  # set: the unit is GB/s (higher is better)
     note: str = ""
+    env: dict[str, str] = field(default_factory=dict)  # driver settings every side runs with
 
 
 def _sampler_for(
@@ -59,23 +60,24 @@ def _sampler_for(
     scale = spec.scale if spec.bytes_per_rep is None else 1.0
     if floor:
         args = [str(ctx.floors.path(floor))] + [a.format(floors=ctx.floors.dir) for a in floor_args]
-        sample = measure.c_floor(args, spec.n, scale)
+        sample = measure.c_floor(args, spec.n, scale, env=spec.env)
     else:
-        sample = measure.fresh_worker(
-            ctx.python, case, ctx.env(tree, MODRT_BENCH_FLOORS=str(ctx.floors.dir)), spec.n, scale
-        )
+        sample = measure.fresh_worker(ctx.python, case, _case_env(ctx, spec, tree), spec.n, scale)
     if spec.bytes_per_rep is None:
         return sample
     per_copy = spec.bytes_per_rep
     return lambda: per_copy / sample() / 1e9
 
 
+def _case_env(ctx: Context, spec: InProcessRow, tree: Tree | None) -> dict[str, str]:
+    return ctx.env(tree, MODRT_BENCH_FLOORS=str(ctx.floors.dir), **spec.env)
+
+
 def run_in_process_row(ctx: Context, row: str, spec: InProcessRow) -> list[Line]:
     """Probes every side (one that cannot start here is left out, with the
     reason), then measures the rest together: repeats of interleaved rounds,
     each sample a fresh process."""
-    env_on = ctx.env(ctx.on, MODRT_BENCH_FLOORS=str(ctx.floors.dir))
-    why = measure.probe(ctx.python, spec.modrt_case, env_on)
+    why = measure.probe(ctx.python, spec.modrt_case, _case_env(ctx, spec, ctx.on))
     if why is not None:
         raise Unavailable(f"modrt cannot run it here: {why}")
     command = f"{spec.modrt_command} (tools/bench/worker.py {spec.modrt_case})"
@@ -88,7 +90,7 @@ def run_in_process_row(ctx: Context, row: str, spec: InProcessRow) -> list[Line]
                 sampler()  # a probe: raises Unavailable where it cannot run
             else:
                 tree = ctx.on if ref.of_modrt else None
-                reason = measure.probe(ctx.python, ref.case, ctx.env(tree, MODRT_BENCH_FLOORS=str(ctx.floors.dir)))
+                reason = measure.probe(ctx.python, ref.case, _case_env(ctx, spec, tree))
                 if reason is not None:
                     raise Unavailable(reason)
                 sampler = _sampler_for(ctx, spec, ref.case, tree)
@@ -128,6 +130,8 @@ def run_in_process_row(ctx: Context, row: str, spec: InProcessRow) -> list[Line]
         )
         if spec.note:
             line.notes.append(spec.note)
+        if spec.env:
+            line.notes.append("Every side ran with " + ", ".join(f"{k}={v}" for k, v in spec.env.items()) + ".")
         lines.append(line.judge())
     return lines
 

@@ -61,6 +61,7 @@ from cases_devices import (
     wgpu_graph,
     wgpu_h2d,
 )
+from cases_iree import iree_vulkan_graph
 from cases_tinygrad import (
     tinygrad_cl_conv_forward,
     tinygrad_cl_launch,
@@ -111,6 +112,7 @@ CASES: dict[str, Callable[[], Run]] = {
     "modrt-webgpu-graph-replay": modrt_webgpu_graph_replay,
     "modrt-webgpu-one-by-one": modrt_webgpu_one_by_one,
     "wgpu-graph": wgpu_graph,
+    "iree-vulkan-graph": iree_vulkan_graph,
     "modrt-opencl-graph-replay": modrt_opencl_graph_replay,
     "modrt-opencl-one-by-one": modrt_opencl_one_by_one,
     "modrt-pool-alloc": modrt_pool_alloc,

@@ -2,6 +2,9 @@
 // row (SPIR-V from argv[3]) on 64 floats, its command buffer recorded once,
 // then per dispatch vkQueueSubmit with a fence, vkWaitForFences and
 // vkResetFences: one small synchronous dispatch with nothing in between.
+// With argv[4] = D (the vulkan-graph row), the command buffer holds D
+// dispatches, each after a compute-to-compute barrier (they all write the same
+// buffer), and each submission runs all D; the figure is per dispatch.
 // Picks the first CPU device (lavapipe) if there is one, else device 0.
 #include <string.h>
 #include <vulkan/vulkan.h>
@@ -32,6 +35,8 @@ int main(int argc, char** argv) {
   int batches;
   floor_args(argc, argv, &n, &batches);
   if (argc < 4) floor_fail("no SPIR-V path given", 0);
+  const long dispatches = argc > 4 ? atol(argv[4]) : 1;
+  if (dispatches <= 0) floor_fail("dispatches per command buffer must be positive", dispatches);
   size_t code_size;
   char* code = read_file(argv[3], &code_size);
 
@@ -169,8 +174,8 @@ int main(int argc, char** argv) {
   write.pBufferInfo = &dbi;
   vkUpdateDescriptorSets(device, 1, &write, 0, NULL);
 
-  // One command buffer, recorded once: the dispatch and a barrier that makes
-  // its writes visible to the host.
+  // One command buffer, recorded once: the dispatches and a barrier that makes
+  // their writes visible to the host.
   VkCommandPoolCreateInfo cpool = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   cpool.queueFamilyIndex = family;
   VkCommandPool commands;
@@ -187,7 +192,16 @@ int main(int argc, char** argv) {
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
   int32_t count = kElements;
   vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &count);
-  vkCmdDispatch(cmd, 1, 1, 1);
+  for (long d = 0; d < dispatches; ++d) {
+    if (d > 0) {  // each dispatch reads and writes what the one before wrote
+      VkMemoryBarrier between = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      between.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      between.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &between, 0, NULL, 0, NULL);
+    }
+    vkCmdDispatch(cmd, 1, 1, 1);
+  }
   VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   after.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   after.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -204,15 +218,16 @@ int main(int argc, char** argv) {
   double* per = malloc(sizeof(double) * (size_t)batches);
   long launched = 0;
   for (int b = -1; b < batches; ++b) {  // batch -1: warm-up
+    const long submits = n / dispatches > 0 ? n / dispatches : 1;
     double start = floor_now();
-    for (long i = 0; i < n; ++i) {
+    for (long i = 0; i < submits; ++i) {
       CHECK(vkQueueSubmit(queue, 1, &submit, fence));
       CHECK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
       CHECK(vkResetFences(device, 1, &fence));
     }
     double elapsed = floor_now() - start;
-    launched += n;
-    if (b >= 0) per[b] = elapsed / (double)n;
+    launched += submits * dispatches;
+    if (b >= 0) per[b] = elapsed / (double)(submits * dispatches);
   }
   if (host[0] != (float)launched || host[kElements - 1] != (float)launched) {
     fprintf(stderr, "add_one ran %g times, expected %ld\n", host[0], launched);
