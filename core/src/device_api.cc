@@ -37,7 +37,7 @@ const ModrtDeviceAttributeExtension* Attributes(const ModrtDeviceApi& t) {
 
 const ModrtStreamExtension* Streams(const ModrtDeviceApi& t) {
   const auto* x = FindExtension<ModrtStreamExtension>(t, kModrtExtensionStreams,
-                                                     MODRT_STREAM_EXTENSION_MIN_SIZE);
+                                                      MODRT_STREAM_EXTENSION_MIN_SIZE);
   if (x == nullptr) return nullptr;
   const void* fns[] = {reinterpret_cast<const void*>(x->stream_create),
                        reinterpret_cast<const void*>(x->stream_destroy),
@@ -58,8 +58,8 @@ const ModrtStreamExtension* Streams(const ModrtDeviceApi& t) {
 }
 
 const ModrtGraphExtension* Graphs(const ModrtDeviceApi& t) {
-  const auto* x = FindExtension<ModrtGraphExtension>(t, kModrtExtensionGraphs,
-                                                    MODRT_GRAPH_EXTENSION_MIN_SIZE);
+  const auto* x =
+      FindExtension<ModrtGraphExtension>(t, kModrtExtensionGraphs, MODRT_GRAPH_EXTENSION_MIN_SIZE);
   return x && x->graph_begin && x->graph_end && x->graph_launch && x->graph_destroy ? x : nullptr;
 }
 

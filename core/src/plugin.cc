@@ -319,7 +319,8 @@ int CoreLoadOption(const char* key, ModrtObjectHandle* out) {
 }
 }  // namespace
 
-RegisteringOptionsScope::RegisteringOptionsScope(const std::map<std::string, std::string>* options) {
+RegisteringOptionsScope::RegisteringOptionsScope(
+    const std::map<std::string, std::string>* options) {
   registering_options = options;
 }
 RegisteringOptionsScope::~RegisteringOptionsScope() { registering_options = nullptr; }
