@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "modrt/abi/c_api.h"
 #include "modrt/abi/plugin_api.h"
 #include "modrt/core/function.h"
 #include "modrt/core/payload.h"
@@ -28,6 +29,23 @@ struct NativeQueues {
   const ModrtGraphExtension* graphs;  // null when the plugin records no graphs
 };
 const NativeQueues* NativeQueuesOf(DeviceAPI* api);
+
+// A part of a call that may block (ModrtSetWaitHooks): the caller's own lock
+// (Python's GIL) is let go from construction to destruction. Made and
+// destroyed with no core lock held: retaking the caller's lock while holding
+// one could deadlock against a thread that holds the caller's lock and waits
+// for that core lock.
+class WaitRegion {
+ public:
+  WaitRegion();
+  ~WaitRegion();
+  WaitRegion(const WaitRegion&) = delete;
+  WaitRegion& operator=(const WaitRegion&) = delete;
+
+ private:
+  ModrtWaitLeaveFunc leave_ = nullptr;
+  void* token_ = nullptr;
+};
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
 void LoadPlugin(const std::string& path);

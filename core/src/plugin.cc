@@ -445,6 +445,23 @@ int CoreCurrentStream(int32_t device_type, int32_t device_id, void** out) {
   });
 }
 
+// A plugin's registry functions (program checks, builds, backend extras) may
+// block, and none is on a launch's path: each runs with the caller's lock
+// (the GIL) let go. Its launching functions (get_function) are not these.
+int CoreRegisterGlobal(const char* name, ModrtObjectHandle func, int allow_override) {
+  return GuardCall([&] {
+    if (func == nullptr) Fail("ValueError", "null function for global '", name ? name : "", "'");
+    Ref<FunctionObj> inner(
+        ObjectAs<FunctionObj>(static_cast<Object*>(func), kModrtObjFunction, "function"));
+    auto waiting = MakeObject<FunctionObj>(
+        RawBody([inner](const ModrtValue* args, int32_t num_args, ModrtValue* ret) {
+          WaitRegion region;
+          inner->Call(args, num_args, ret);
+        }));
+    RegisterGlobalObject(name ? name : "", std::move(waiting), allow_override != 0);
+  });
+}
+
 const ModrtCoreApi& CoreApi() {
   static const ModrtCoreApi api = {
       sizeof(ModrtCoreApi),
@@ -459,7 +476,7 @@ const ModrtCoreApi& CoreApi() {
       &ModrtBytesGet,
       &ModrtFunctionCreate,
       &ModrtFunctionCall,
-      &ModrtRegisterGlobal,
+      &CoreRegisterGlobal,
       &ModrtGetGlobal,
       &ModrtTensorGetDLTensor,
       &CoreDeviceKindName,

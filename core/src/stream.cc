@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -201,11 +202,26 @@ void StreamState::Push(Item item, std::unique_lock<std::mutex>&) {
 }
 
 void StreamState::WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock) {
-  while (!pending_.empty() &&
-         (pending_.size() >= MaxInFlight() || pending_bytes_ + bytes > MaxInFlightBytes())) {
-    if (!host_executes()) RequestSync(lock);
-    if (!error_kind_.empty()) return;  // raised at the next wait
-    changed_.wait(lock);
+  auto full = [&] {
+    return !pending_.empty() &&
+           (pending_.size() >= MaxInFlight() || pending_bytes_ + bytes > MaxInFlightBytes()) &&
+           error_kind_.empty();  // a latched error is raised at the next wait
+  };
+  // A launch with room returns at once; one that has to wait lets the
+  // caller's lock (the GIL) go while it waits, and never holds mu_ while
+  // taking it back.
+  while (full()) {
+    lock.unlock();
+    {
+      WaitRegion region;
+      lock.lock();
+      while (full()) {
+        if (!host_executes()) RequestSync(lock);
+        if (full()) changed_.wait(lock);
+      }
+      lock.unlock();
+    }
+    lock.lock();
   }
 }
 
@@ -409,10 +425,22 @@ bool StreamState::Query(uint64_t seq, const std::shared_ptr<NativeEvent>& event)
 bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
                        const std::shared_ptr<NativeEvent>& event) {
   std::unique_lock lock(mu_);
-  if (completed_ < seq && !host_executes()) RequestSync(lock, event, seq);
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(std::max(0.0, slice_s)));
-  changed_.wait_until(lock, deadline, [&] { return completed_ >= seq || !error_kind_.empty(); });
+  auto done = [&] { return completed_ >= seq || !error_kind_.empty(); };
+  if (!done()) {
+    if (!host_executes()) RequestSync(lock, event, seq);
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(std::max(0.0, slice_s)));
+    // The wait lets the caller's lock (the GIL) go; mu_ is not held while
+    // it is taken back.
+    lock.unlock();
+    {
+      WaitRegion region;
+      lock.lock();
+      changed_.wait_until(lock, deadline, done);
+      lock.unlock();
+    }
+    lock.lock();
+  }
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
   if (raise_after_s >= 0) {
@@ -643,35 +671,41 @@ Ref<FunctionObj> SelfAwareFunction(Body body) {
 
 Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info,
                                 DLDeviceType device_type, Ref<Object> keep_alive) {
-  return SelfAwareFunction(
-      [inner = std::move(inner), info, device_type, keep_alive = std::move(keep_alive)](
-          const FunctionObj* self, const Args& args, ModrtValue* ret) {
-        StreamState& stream = StreamFor(LaunchDevice(args, device_type));
-        if (GraphObj* g = stream.capture()) {
-          if (g->capturing_natively()) {
-            // The plugin records this launch into its graph (it does not run).
-            try {
-              inner->Call(args.values(), args.size(), ret);
-            } catch (...) {
-              g->AbandonNative();
-              throw;
-            }
-          }
-          return g->Record(self, info, args);
+  auto launched = std::make_shared<std::atomic<bool>>(false);
+  return SelfAwareFunction([inner = std::move(inner), info, device_type,
+                            keep_alive = std::move(keep_alive),
+                            launched](const FunctionObj* self, const Args& args, ModrtValue* ret) {
+    // A backend may build the kernel's program or pipeline on its first
+    // launch: that one lets the caller's lock (the GIL) go, later ones
+    // keep it unless they wait for room (Throttle).
+    std::optional<WaitRegion> building;
+    if (!launched->exchange(true, std::memory_order_relaxed)) building.emplace();
+    StreamState& stream = StreamFor(LaunchDevice(args, device_type));
+    if (GraphObj* g = stream.capture()) {
+      if (g->capturing_natively()) {
+        // The plugin records this launch into its graph (it does not run).
+        try {
+          inner->Call(args.values(), args.size(), ret);
+        } catch (...) {
+          g->AbandonNative();
+          throw;
         }
-        if (stream.host_executes()) {
-          // A plugin that launches on host memory runs its launch itself, now:
-          // after the work queued before it on the stream.
-          const uint64_t seq = stream.RecordMarker();
-          while (!stream.Wait(seq, 3600.0, -1.0)) {
-          }
-          return inner->Call(args.values(), args.size(), ret);
-        }
-        const size_t bytes = TensorArgBytes(args);
-        stream.Throttle(bytes);
-        inner->Call(args.values(), args.size(), ret);
-        stream.NoteLaunch(RecordOf(*info, args), bytes);
-      });
+      }
+      return g->Record(self, info, args);
+    }
+    if (stream.host_executes()) {
+      // A plugin that launches on host memory runs its launch itself, now:
+      // after the work queued before it on the stream.
+      const uint64_t seq = stream.RecordMarker();
+      while (!stream.Wait(seq, 3600.0, -1.0)) {
+      }
+      return inner->Call(args.values(), args.size(), ret);
+    }
+    const size_t bytes = TensorArgBytes(args);
+    stream.Throttle(bytes);
+    inner->Call(args.values(), args.size(), ret);
+    stream.NoteLaunch(RecordOf(*info, args), bytes);
+  });
 }
 
 Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInfo* info) {

@@ -15,7 +15,7 @@
 
 /* Bumped on any change to this header or to the C++ classes the Python
  * extension and libmodrt_compiler.so share with the core. */
-#define MODRT_ABI_VERSION 4
+#define MODRT_ABI_VERSION 5
 
 #define MODRT_API __attribute__((visibility("default")))
 
@@ -72,6 +72,18 @@ MODRT_API int ModrtTensorToDLPackVersioned(ModrtObjectHandle tensor, uint64_t fl
  * table, major version mismatch, registration error) is an error naming the
  * file and the reason. */
 MODRT_API int ModrtLoadPlugin(const char* path);
+
+/* Where a call may block (version 5). A caller that holds a lock of its own
+ * while it calls in (Python's GIL) lets it go only for the parts of a call
+ * that can wait: the core calls `enter` on the calling thread before such a
+ * part (a bounded wait, a launch held back at the in-flight limit, a device
+ * sync, a large synchronous copy, a module build) and `leave` with what
+ * `enter` returned after it, with no core lock held at either point. Short
+ * calls (a launch, a registry lookup) run without either. NULL for both: no
+ * hooks (the default). */
+typedef void* (*ModrtWaitEnterFunc)(void);
+typedef void (*ModrtWaitLeaveFunc)(void* token);
+MODRT_API void ModrtSetWaitHooks(ModrtWaitEnterFunc enter, ModrtWaitLeaveFunc leave);
 
 /* Declares a backend's identity: what plugins call through their table, and
  * Python for in-tree and out-of-tree backends alike. */
