@@ -104,13 +104,11 @@ class OpenCLModule final : public PayloadModule {
   }
 
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(name, [this](const FunctionInfo& info, size_t index,
-                                          const Args& args) { Launch(info, index, args); });
+    return PackedLaunchingFunction(name, kDLOpenCL);
   }
-
- private:
-  void Launch(const FunctionInfo& info, size_t index, const Args& args) {
-    KernelArgs k = KernelArgs::Pack(info, args, kDLOpenCL);
+  // A launch goes down once: the core packs the arguments, then calls here.
+  bool LaunchesPacked() const override { return true; }
+  void LaunchPacked(const FunctionInfo& info, size_t index, const PackedArgs& k) override {
     const int device_id = k.device_id;
     Workspace& ws = Workspace::Get();
     const Device& dev = ws.device(device_id);
@@ -145,6 +143,7 @@ class OpenCLModule final : public PayloadModule {
                    StrCat("launch of ", info.name));
   }
 
+ private:
   // OpenCL reports a block over the limits only as CL_INVALID_WORK_GROUP_SIZE
   // and has none for the grid (PoCL traps at 2**32 work items): checked here,
   // before the driver sees the launch.

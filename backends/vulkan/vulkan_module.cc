@@ -35,7 +35,7 @@ void CheckGrid(const FunctionInfo& info, const LaunchConfig& launch, const Devic
 
 // The dispatch of packed arguments `k` on pipeline `p`: buffers bound whole,
 // scalars at their push-constant offsets.
-Dispatch DispatchOf(const FunctionInfo& info, const KernelArgs& k, const Pipeline& p) {
+Dispatch DispatchOf(const FunctionInfo& info, const PackedArgs& k, const Pipeline& p) {
   Dispatch dispatch;
   dispatch.pipeline = &p;
   dispatch.constants.assign(p.args.push_size, 0);
@@ -56,15 +56,14 @@ class VulkanModule final : public PayloadModule {
   explicit VulkanModule(Payload payload) : PayloadModule(std::move(payload)) {}
 
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(
-        name, [this](const FunctionInfo& info, size_t, const Args& args) { Launch(info, args); });
+    return PackedLaunchingFunction(name, kDLVulkan);
   }
 
   int64_t pipelines_created() const { return pipelines_.created(); }
 
- private:
-  void Launch(const FunctionInfo& info, const Args& args) {
-    KernelArgs k = KernelArgs::Pack(info, args, kDLVulkan);
+  // A launch goes down once: the core packs the arguments, then calls here.
+  bool LaunchesPacked() const override { return true; }
+  void LaunchPacked(const FunctionInfo& info, size_t, const PackedArgs& k) override {
     Device& d = Workspace::Get().device(k.device_id);
     CheckGrid(info, k.launch, d);
     const Pipeline& p =
@@ -72,6 +71,7 @@ class VulkanModule final : public PayloadModule {
     SubmitLaunch(CurrentStream(k.device_id, d), DispatchOf(info, k, p), info.name);
   }
 
+ private:
   PipelineCache pipelines_;
 };
 

@@ -74,7 +74,7 @@ std::vector<std::vector<WGPUBindGroupEntry>> GroupEntries(const Kernel& kernel,
 
 }  // namespace
 
-LaunchArgs BindArguments(const Kernel& kernel, const KernelArgs& k) {
+LaunchArgs BindArguments(const Kernel& kernel, const PackedArgs& k) {
   const FunctionInfo& info = *kernel.info;
   LaunchArgs args;
   args.buffers.assign(info.args.size(), nullptr);

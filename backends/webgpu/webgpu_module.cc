@@ -37,8 +37,7 @@ WebGpuModule::~WebGpuModule() {
 }
 
 ObjectRef WebGpuModule::GetFunction(const std::string& name) {
-  return LaunchingFunction(
-      name, [this](const FunctionInfo& info, size_t, const Args& args) { Launch(info, args); });
+  return PackedLaunchingFunction(name, kDLWebGPU);
 }
 
 void WebGpuModule::CompileAll(Workspace& ws) {
@@ -83,11 +82,10 @@ void CheckGrid(const Workspace& ws, const FunctionInfo& info, const LaunchConfig
 
 }  // namespace
 
-void WebGpuModule::Launch(const FunctionInfo& info, const Args& args) {
+void WebGpuModule::LaunchPacked(const FunctionInfo& info, size_t, const PackedArgs& k) {
   Workspace& ws = Workspace::Get();
   if (!ws.ok())
     Fail("ValueError", "cannot launch ", info.name, ": webgpu(0) does not exist: ", ws.reason());
-  KernelArgs k = KernelArgs::Pack(info, args, kDLWebGPU);
   ws.Require(k.device_id);
   EnsureCompiled(ws);
   const Kernel& kernel = kernels_.at(info.name);

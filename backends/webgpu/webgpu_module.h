@@ -88,7 +88,7 @@ void ReleaseKernel(const WgpuApi& api, Kernel& k);
 // webgpu_bind_groups.cc: the launch's buffers and scalars as the kernel binds
 // them; ValueError for a buffer smaller than its binding or one buffer bound
 // both read-only and writable.
-LaunchArgs BindArguments(const Kernel& kernel, const plugin::KernelArgs& k);
+LaunchArgs BindArguments(const Kernel& kernel, const plugin::PackedArgs& k);
 // The kernel's bind groups for these buffers: the cached ones when they are
 // the same as the last launch's, else new ones (ValueError if wgpu refuses
 // them). `uniform_buffer` backs the kernel's uniforms. Callers hold submit_mu().
@@ -144,7 +144,10 @@ class WebGpuModule final : public plugin::PayloadModule {
   const Pipeline& CreatePipeline(Workspace& ws, const Kernel& k, const Key& key,
                                  const plugin::LaunchConfig& launch);
 
-  void Launch(const plugin::FunctionInfo& info, const plugin::Args& args);
+  // A launch goes down once: the core packs the arguments, then calls here.
+  bool LaunchesPacked() const override { return true; }
+  void LaunchPacked(const plugin::FunctionInfo& info, size_t index,
+                    const plugin::PackedArgs& k) override;
 
   // The pipeline for this launch shape, created on first use under the
   // module's lock, so concurrent first launches create it once.

@@ -163,6 +163,7 @@ void RegisterRuntimeModule(const BackendInfo& backend, ModuleFactory factory) {
     a.ExpectCount(1, "module.create");
     Ref<PayloadObj> p(static_cast<PayloadObj*>(a.Obj(0, kModrtObjPayload, "payload")));
     backend.CheckPayload(*p);
+    WaitRegion building;  // a module may compile its code as it is made
     r->SetObject(factory(std::move(p)));
   });
   RegisterGlobal("module.load_from_bytes." + backend.name, [&backend, factory](const Args& a,
@@ -170,6 +171,7 @@ void RegisterRuntimeModule(const BackendInfo& backend, ModuleFactory factory) {
     a.ExpectCount(1, "module.load_from_bytes");
     Ref<PayloadObj> p = PayloadObj::Load(backend.shape, a.Bytes(0), backend.name + " module bytes");
     backend.CheckPayload(*p);
+    WaitRegion building;
     r->SetObject(factory(std::move(p)));
   });
 }

@@ -1,6 +1,7 @@
 // The C ABI: thin wrappers that turn C++ errors into return codes.
 #include "modrt/abi/c_api.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +24,10 @@ thread_local std::string last_error;
 // The typed code of last_error, when it was set with one (plugin ABI 1.1);
 // -1 when set as "Kind: message" (then read from that prefix).
 thread_local int32_t last_error_code = -1;
+
+// ModrtSetWaitHooks: set by the frontend when it loads, before its first call.
+std::atomic<ModrtWaitEnterFunc> wait_enter{nullptr};
+std::atomic<ModrtWaitLeaveFunc> wait_leave{nullptr};
 
 Object* AsObject(ModrtObjectHandle h) {
   if (h == nullptr) Fail("ValueError", "null object handle");
@@ -50,7 +55,30 @@ Managed* ExportDLPack(modrt::TensorObj* t) {
 
 }  // namespace
 
+namespace modrt {
+
+WaitRegion::WaitRegion() {
+  ModrtWaitEnterFunc enter = wait_enter.load(std::memory_order_acquire);
+  ModrtWaitLeaveFunc leave = wait_leave.load(std::memory_order_acquire);
+  if (enter != nullptr && leave != nullptr) {
+    leave_ = leave;
+    token_ = enter();
+  }
+}
+
+WaitRegion::~WaitRegion() {
+  if (leave_ != nullptr) leave_(token_);
+}
+
+}  // namespace modrt
+
 extern "C" {
+
+void ModrtSetWaitHooks(ModrtWaitEnterFunc enter, ModrtWaitLeaveFunc leave) {
+  // Leave first: a region reads leave only when it also found enter.
+  wait_leave.store(leave, std::memory_order_release);
+  wait_enter.store(enter, std::memory_order_release);
+}
 
 int32_t ModrtAbiVersion(void) { return MODRT_ABI_VERSION; }
 

@@ -220,6 +220,7 @@ MODRT_STATIC_INIT([] {
     DLDevice dev = a.Device(0);
     DeviceAPI* api = GetExistingDeviceAPI(dev);
     WaitForStreams(dev);
+    WaitRegion waiting;
     api->Sync(dev.device_id);
   });
 });

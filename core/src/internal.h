@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "modrt/abi/c_api.h"
 #include "modrt/abi/plugin_api.h"
 #include "modrt/core/device.h"
 #include "modrt/core/function.h"
@@ -58,6 +59,23 @@ void PoolFree(DLDevice device, void* ptr, size_t nbytes) noexcept;
 // Waits (without a bound: callers from Python waited with one first) until
 // the device's streams are complete, so host memory sees their results.
 void WaitForStreams(DLDevice device);
+
+// A part of a call that may block (ModrtSetWaitHooks): the caller's own lock
+// (Python's GIL) is let go from construction to destruction. Made and
+// destroyed with no core lock held: retaking the caller's lock while holding
+// one could deadlock against a thread that holds the caller's lock and waits
+// for that core lock.
+class WaitRegion {
+ public:
+  WaitRegion();
+  ~WaitRegion();
+  WaitRegion(const WaitRegion&) = delete;
+  WaitRegion& operator=(const WaitRegion&) = delete;
+
+ private:
+  ModrtWaitLeaveFunc leave_ = nullptr;
+  void* token_ = nullptr;
+};
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
 // Loads a plugin DSO; it reads `options` (its load-time configuration) while it registers.

@@ -107,6 +107,8 @@ MODRT_STATIC_INIT([] {
     if (std::string forked = ForkedModuleProblem(); !forked.empty()) {
       Fail("RuntimeError", name, ": ", forked);
     }
+    // A plugin may build the function's program or pipeline here.
+    WaitRegion building;
     Ref<FunctionObj> f = FindFunction(ModuleArg(a, 0), name);
     r->SetObject(BoundsChecking() && f ? CheckingBounds(std::move(f), name) : std::move(f));
   });

@@ -3,15 +3,18 @@
 // vtable behind the core's module object). A plugin's device table is held
 // as it is (device_api.cc). plugin_loader.cc loads the plugins.
 #include <cstring>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "internal.h"
 #include "modrt/abi/c_api.h"
 #include "modrt/abi/plugin_api.h"
 #include "modrt/core/backend.h"
+#include "modrt/core/device.h"
 #include "modrt/core/function.h"
 #include "modrt/core/object.h"
 #include "stream.h"
@@ -89,20 +92,83 @@ class PluginPart {
   void* self_;
 };
 
+// A launch whose arguments were refused on a machine without the backend's
+// device: the missing device, and why, is the error to report (no argument
+// could have been right).
+void FailWithoutDevice(const FunctionInfo& info, DLDeviceType device_type) {
+  DeviceAPI* api = GetDeviceAPI(device_type);
+  if (api->DeviceCount() == 0) {
+    Fail("ValueError", "cannot launch ", info.name, ": ", DeviceKindName(device_type),
+         "(0) does not exist: ", api->UnavailableReason());
+  }
+}
+
 class PluginPayloadModule final : public PayloadModule, public PluginPart {
  public:
   PluginPayloadModule(std::string kind, Ref<PayloadObj> payload, const ModrtModuleVTable* key,
                       const ModrtModuleVTable& table, void* self)
       : PayloadModule(std::move(kind), std::move(payload)), PluginPart(key, table, self) {}
-  // Launches go through the core's streams (stream.h).
+  // Launches go through the core's streams (stream.h). With the vtable's
+  // launch (ABI 1.1) they go down once: the core packs the arguments and
+  // calls it; otherwise through the plugin's function, which packs them
+  // with a call back into the core (kernel_args_pack).
   Ref<FunctionObj> GetFunction(const std::string& name) override {
     Ref<FunctionObj> launch = PluginFunction(name);
     const BackendInfo* backend = FindBackend(kind());
     auto it = payload().fmap.find(name);
     if (!launch || backend == nullptr || it == payload().fmap.end()) return launch;
-    return StreamedLaunch(std::move(launch), &it->second,
-                          static_cast<DLDeviceType>(backend->device_type),
+    const auto device_type = static_cast<DLDeviceType>(backend->device_type);
+    if (table().launch != nullptr) {
+      launch = PackedLaunch(&it->second, std::distance(payload().fmap.begin(), it), device_type);
+    }
+    return StreamedLaunch(std::move(launch), &it->second, device_type,
                           Ref<Object>(static_cast<ModuleObj*>(this)));
+  }
+
+ private:
+  // Packs a call's arguments (on the stack for up to kInlineArgs of them)
+  // and hands them to the plugin's launch. StreamedLaunch keeps this module,
+  // so `info` and the plugin's `self`, alive.
+  Ref<FunctionObj> PackedLaunch(const FunctionInfo* info, int64_t index, DLDeviceType device_type) {
+    return MakeObject<FunctionObj>(
+        RawBody([info, index, device_type, launch = table().launch, self = self()](
+                    const ModrtValue* values, int32_t num_values, ModrtValue*) {
+          constexpr size_t kInlineArgs = 8;
+          const size_t n = info->args.size();
+          uint64_t inline_slots[kInlineArgs];
+          void* inline_ptrs[kInlineArgs];
+          size_t inline_sizes[kInlineArgs];
+          const DLTensor* inline_buffers[kInlineArgs];
+          std::vector<uint64_t> slots;
+          std::vector<void*> ptrs;
+          std::vector<size_t> sizes;
+          std::vector<const DLTensor*> buffers;
+          ModrtKernelArgs k{};
+          k.struct_size = sizeof(k);
+          k.num_args = static_cast<int64_t>(n);
+          if (n <= kInlineArgs) {
+            k.slots = inline_slots;
+            k.ptrs = inline_ptrs;
+            k.sizes = inline_sizes;
+            k.buffers = inline_buffers;
+          } else {
+            slots.resize(n);
+            ptrs.resize(n);
+            sizes.resize(n);
+            buffers.resize(n);
+            k.slots = slots.data();
+            k.ptrs = ptrs.data();
+            k.sizes = sizes.data();
+            k.buffers = buffers.data();
+          }
+          try {
+            PackKernelArgs(*info, Args(values, num_values), device_type, &k);
+          } catch (const std::exception&) {
+            FailWithoutDevice(*info, device_type);
+            throw;
+          }
+          CheckTableCall(launch(self, index, &k));
+        }));
   }
 };
 
@@ -317,6 +383,23 @@ int CoreLoadOption(const char* key, ModrtObjectHandle* out) {
     if (it != registering_options->end()) *out = MakeObject<BytesObj>(it->second, true).release();
   });
 }
+
+// A plugin's registry functions (program checks, builds, backend extras) may
+// block, and none is on a launch's path: each runs with the caller's lock
+// (the GIL) let go. Its launching functions (get_function) are not these.
+int CoreRegisterGlobal(const char* name, ModrtObjectHandle func, int allow_override) {
+  return GuardCall([&] {
+    if (func == nullptr) Fail("ValueError", "null function for global '", name ? name : "", "'");
+    Ref<FunctionObj> inner(
+        ObjectAs<FunctionObj>(static_cast<Object*>(func), kModrtObjFunction, "function"));
+    auto waiting = MakeObject<FunctionObj>(
+        RawBody([inner](const ModrtValue* args, int32_t num_args, ModrtValue* ret) {
+          WaitRegion region;
+          inner->Call(args, num_args, ret);
+        }));
+    RegisterGlobalObject(name ? name : "", std::move(waiting), allow_override != 0);
+  });
+}
 }  // namespace
 
 RegisteringOptionsScope::RegisteringOptionsScope(
@@ -339,7 +422,7 @@ const ModrtCoreApi& CoreApi() {
       &ModrtBytesGet,
       &ModrtFunctionCreate,
       &ModrtFunctionCall,
-      &ModrtRegisterGlobal,
+      &CoreRegisterGlobal,
       &ModrtGetGlobal,
       &ModrtTensorGetDLTensor,
       &CoreDeviceKindName,

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -208,11 +209,26 @@ void StreamState::Push(Item item, std::unique_lock<std::mutex>&) {
 }
 
 void StreamState::WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock) {
-  while (!pending_.empty() &&
-         (pending_.size() >= MaxInFlight() || pending_bytes_ + bytes > MaxInFlightBytes())) {
-    if (!host_executes()) RequestSync(lock);
-    if (!error_kind_.empty()) return;  // raised at the next wait
-    changed_.wait(lock);
+  auto full = [&] {
+    return !pending_.empty() &&
+           (pending_.size() >= MaxInFlight() || pending_bytes_ + bytes > MaxInFlightBytes()) &&
+           error_kind_.empty();  // a latched error is raised at the next wait
+  };
+  // A launch with room returns at once; one that has to wait lets the
+  // caller's lock (the GIL) go while it waits, and never holds mu_ while
+  // taking it back.
+  while (full()) {
+    lock.unlock();
+    {
+      WaitRegion region;
+      lock.lock();
+      while (full()) {
+        if (!host_executes()) RequestSync(lock);
+        if (full()) changed_.wait(lock);
+      }
+      lock.unlock();
+    }
+    lock.lock();
   }
 }
 
@@ -416,11 +432,22 @@ bool StreamState::Query(uint64_t seq, const std::shared_ptr<NativeEvent>& event)
 bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
                        const std::shared_ptr<NativeEvent>& event) {
   std::unique_lock lock(mu_);
-  if (completed_ < seq && !host_executes()) RequestSync(lock, event, seq);
-  const auto deadline =
-      StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
-                               std::chrono::duration<double>(std::max(0.0, slice_s)));
-  changed_.wait_until(lock, deadline, [&] { return completed_ >= seq || !error_kind_.empty(); });
+  auto done = [&] { return completed_ >= seq || !error_kind_.empty(); };
+  if (!done()) {
+    if (!host_executes()) RequestSync(lock, event, seq);
+    const auto deadline = StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
+                                             std::chrono::duration<double>(std::max(0.0, slice_s)));
+    // The wait lets the caller's lock (the GIL) go; mu_ is not held while
+    // it is taken back.
+    lock.unlock();
+    {
+      WaitRegion region;
+      lock.lock();
+      changed_.wait_until(lock, deadline, done);
+      lock.unlock();
+    }
+    lock.lock();
+  }
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
   if (raise_after_s >= 0) {

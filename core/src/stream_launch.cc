@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -144,9 +145,15 @@ Ref<FunctionObj> SelfAwareFunction(Body body) {
 
 Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info,
                                 DLDeviceType device_type, Ref<Object> keep_alive) {
+  auto launched = std::make_shared<std::atomic<bool>>(false);
   return SelfAwareFunction(
-      [inner = std::move(inner), info, device_type, keep_alive = std::move(keep_alive)](
-          const FunctionObj* self, const Args& args, ModrtValue* ret) {
+      [inner = std::move(inner), info, device_type, keep_alive = std::move(keep_alive),
+       launched](const FunctionObj* self, const Args& args, ModrtValue* ret) {
+        // A backend may build the kernel's program or pipeline on its first
+        // launch: that one lets the caller's lock (the GIL) go, later ones
+        // keep it unless they wait for room (Throttle).
+        std::optional<WaitRegion> building;
+        if (!launched->exchange(true, std::memory_order_relaxed)) building.emplace();
         StreamState& stream = StreamFor(LaunchDevice(args, device_type));
         if (GraphObj* g = stream.capture()) {
           if (g->capturing_natively()) {

@@ -2,6 +2,7 @@
 // and the tensor.* registry functions (allocation, host and device copies).
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -164,6 +165,10 @@ Ref<TensorObj> TensorObj::FromDLPackVersioned(DLManagedTensorVersioned* managed,
 
 namespace {
 
+// Synchronous copies of at least this many bytes let the caller's lock (the
+// GIL) go while they run; shorter ones keep it.
+constexpr size_t kLargeCopyBytes = size_t{64} << 10;
+
 TensorObj* TensorArg(const Args& a, int32_t i) {
   return static_cast<TensorObj*>(a.Obj(i, kModrtObjTensor, "tensor"));
 }
@@ -225,6 +230,8 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_from_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
+    std::optional<WaitRegion> copying;
+    if (n >= kLargeCopyBytes) copying.emplace();
     if (view.device.device_type == kDLCPU) {
       WaitForStreams(view.device);
     } else if (n != t->nbytes()) {
@@ -245,6 +252,8 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_to_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
+    std::optional<WaitRegion> copying;
+    if (n >= kLargeCopyBytes) copying.emplace();
     if (view.device.device_type == kDLCPU) {
       WaitForStreams(view.device);
     } else if (n != t->nbytes()) {
@@ -269,6 +278,8 @@ MODRT_STATIC_INIT([] {
            dst->nbytes());
     }
     const size_t n = dst->nbytes();
+    std::optional<WaitRegion> copying;
+    if (n >= kLargeCopyBytes) copying.emplace();
     DLDevice dd = dst->dl()->device, sd = src->dl()->device;
     DeviceAPI* dapi = GetExistingDeviceAPI(dd);
     DeviceAPI* sapi = GetExistingDeviceAPI(sd);

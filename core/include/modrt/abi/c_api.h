@@ -80,6 +80,18 @@ MODRT_API int ModrtLoadPlugin(const char* path);
 MODRT_API int ModrtLoadPluginWithOptions(const char* path, const char* const* keys,
                                          const char* const* values, size_t count);
 
+/* Where a call may block. A caller that holds a lock of its own
+ * while it calls in (Python's GIL) lets it go only for the parts of a call
+ * that can wait: the core calls `enter` on the calling thread before such a
+ * part (a bounded wait, a launch held back at the in-flight limit, a device
+ * sync, a large synchronous copy, a module build) and `leave` with what
+ * `enter` returned after it, with no core lock held at either point. Short
+ * calls (a launch, a registry lookup) run without either. NULL for both: no
+ * hooks (the default). */
+typedef void* (*ModrtWaitEnterFunc)(void);
+typedef void (*ModrtWaitLeaveFunc)(void* token);
+MODRT_API void ModrtSetWaitHooks(ModrtWaitEnterFunc enter, ModrtWaitLeaveFunc leave);
+
 /* Declares a backend's identity: what plugins call through their table, and
  * Python for in-tree and out-of-tree backends alike. */
 MODRT_API int ModrtRegisterBackend(const ModrtBackendIdentity* identity);

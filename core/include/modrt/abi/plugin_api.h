@@ -335,6 +335,8 @@ static inline const ModrtExtension* ModrtFindExtension(const ModrtExtension* cha
   return NULL;
 }
 
+struct ModrtKernelArgs; /* below: kernel arguments the core packed */
+
 /* The plugin side of a module object made with core->module_create. One
  * table per plugin module class; `self` is the plugin's module. */
 typedef struct {
@@ -348,6 +350,15 @@ typedef struct {
    * its function names (a string object, one name per line). */
   int (*save_to_bytes)(void* self, ModrtObjectHandle* out);
   int (*function_names)(void* self, ModrtObjectHandle* out);
+  /* ABI 1.1, optional (NULL: none; only for modules made with a payload).
+   * Launches the payload's function `function_index` (functions in name
+   * order) with arguments the core has already checked and packed, as
+   * kernel_args_pack does, on the queue core->current_stream names. With it
+   * a launch goes down once: the core packs, then calls this; get_function
+   * is then asked only whether the module has the function. Without it the
+   * core calls the function get_function returned, which packs through
+   * kernel_args_pack. */
+  int (*launch)(void* self, int64_t function_index, const struct ModrtKernelArgs* args);
 } ModrtModuleVTable;
 
 /* Makes a real module of a backend's kind from a payload (payload borrowed;
@@ -390,7 +401,7 @@ typedef struct {
  * pointer), ptrs[i] = &slots[i], sizes[i] = its byte size, buffers[i] = the
  * tensor (NULL for scalars), and the launch configuration from the trailing
  * launch parameters. */
-typedef struct {
+typedef struct ModrtKernelArgs {
   size_t struct_size;
   int64_t num_args; /* set by the caller: the length of the four arrays */
   uint64_t* slots;

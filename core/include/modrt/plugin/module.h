@@ -103,6 +103,46 @@ class Payload {
 
 using common::LaunchConfig;
 
+// `size` elements of T at `data`: the part of C++20's std::span a launch uses.
+template <typename T>
+class Span {
+ public:
+  Span(T* data, size_t size) : data_(data), size_(size) {}
+  size_t size() const { return size_; }
+  T* data() const { return data_; }
+  T& operator[](size_t i) const { return data_[i]; }
+  T* begin() const { return data_; }
+  T* end() const { return data_ + size_; }
+
+ private:
+  T* data_;
+  size_t size_;
+};
+
+// Kernel arguments as the core packed them (ModrtKernelArgs), borrowed for
+// one launch: a slot per argument with its value in its declared C type
+// (buffers: the device pointer), ptrs[i] = &slots[i], sizes[i], buffers[i]
+// (the tensor; null for scalars), and the launch configuration.
+struct PackedArgs {
+  Span<const uint64_t> slots;
+  Span<void* const> ptrs;
+  Span<const size_t> sizes;
+  Span<const DLTensor* const> buffers;
+  LaunchConfig launch;
+  int device_id = 0;  // of every buffer argument (0 when there are none)
+
+  static PackedArgs Of(const ModrtKernelArgs& c) {
+    const auto n = static_cast<size_t>(c.num_args);
+    PackedArgs p{{c.slots, n}, {c.ptrs, n}, {c.sizes, n}, {c.buffers, n}, {}, c.device_id};
+    for (int d = 0; d < 3; ++d) {
+      p.launch.grid[d] = c.grid[d];
+      p.launch.block[d] = c.block[d];
+    }
+    p.launch.dyn_shared_bytes = c.dyn_shared_bytes;
+    return p;
+  }
+};
+
 // Kernel arguments marshalled by the core, the same way for every backend
 // (common::KernelArgsBase).
 struct KernelArgs : common::KernelArgsBase {
@@ -115,6 +155,11 @@ struct KernelArgs : common::KernelArgsBase {
       Check(Core().kernel_args_pack(info.core_info, args.values(), args.size(), device_type, c));
     });
     return k;
+  }
+  PackedArgs View() const {
+    const size_t n = slots.size();
+    return PackedArgs{{slots.data(), n},   {ptrs.data(), n}, {sizes.data(), n},
+                      {buffers.data(), n}, launch,           device_id};
   }
 };
 
@@ -135,6 +180,13 @@ class Module {
   virtual ObjectRef GetFunction(const std::string& name) = 0;
   virtual std::string SaveToBytes() const { Fail("RuntimeError", "this module cannot be saved"); }
   virtual std::vector<std::string> FunctionNames() const { return {}; }
+  // ABI 1.1, modules made with a payload: true when the core may launch
+  // function `index` (payload order) with the arguments it packed, through
+  // LaunchPackedAt: one call down per launch (PayloadModule::LaunchPacked).
+  virtual bool LaunchesPacked() const { return false; }
+  virtual void LaunchPackedAt(int64_t index, const ModrtKernelArgs& args) {
+    Fail("RuntimeError", "this module does not launch packed arguments");
+  }
 
   // The core's module object (borrowed: it owns this).
   ModrtObjectHandle handle() const { return handle_; }
@@ -149,8 +201,10 @@ struct ModuleAccess {
   static void Bind(Module* module, ModrtObjectHandle handle) { module->handle_ = handle; }
 };
 inline Module* Self(void* self) { return static_cast<Module*>(self); }
-inline const ModrtModuleVTable& ModuleVTable() {
-  static const ModrtModuleVTable table = {
+// Two tables: with the launch entry for modules that launch packed
+// arguments, without it for the others (the core then calls their functions).
+inline ModrtModuleVTable BaseModuleVTable() {
+  return {
       sizeof(ModrtModuleVTable),
       [](void* self) { delete Self(self); },
       [](void* self, const char* name, ModrtObjectHandle* out) {
@@ -166,7 +220,21 @@ inline const ModrtModuleVTable& ModuleVTable() {
           *out = MakeString(joined).release();
         });
       },
+      nullptr,
   };
+}
+inline const ModrtModuleVTable& ModuleVTable() {
+  static const ModrtModuleVTable table = BaseModuleVTable();
+  return table;
+}
+inline const ModrtModuleVTable& PackedModuleVTable() {
+  static const ModrtModuleVTable table = [] {
+    ModrtModuleVTable t = BaseModuleVTable();
+    t.launch = [](void* self, int64_t index, const ModrtKernelArgs* args) {
+      return GuardCall([&] { Self(self)->LaunchPackedAt(index, *args); });
+    };
+    return t;
+  }();
   return table;
 }
 }  // namespace internal
@@ -176,8 +244,11 @@ inline const ModrtModuleVTable& ModuleVTable() {
 inline ObjectRef MakeModule(std::unique_ptr<Module> module, const std::string& kind,
                             ModrtObjectHandle payload = nullptr) {
   Module* self = module.release();  // the core owns it from here, also on error
+  const ModrtModuleVTable* vtable = self->LaunchesPacked() && payload != nullptr
+                                        ? &internal::PackedModuleVTable()
+                                        : &internal::ModuleVTable();
   ModrtObjectHandle out = nullptr;
-  Check(Core().module_create(&internal::ModuleVTable(), self, kind.c_str(), payload, &out));
+  Check(Core().module_create(vtable, self, kind.c_str(), payload, &out));
   internal::ModuleAccess::Bind(self, out);
   return ObjectRef::Adopt(out);
 }
@@ -188,6 +259,8 @@ template <typename T>
 T* ModuleAs(ModrtObjectHandle module) {
   void* self = nullptr;
   Check(Core().module_get_self(module, &internal::ModuleVTable(), &self));
+  if (self == nullptr)
+    Check(Core().module_get_self(module, &internal::PackedModuleVTable(), &self));
   return self == nullptr ? nullptr : dynamic_cast<T*>(internal::Self(self));
 }
 
@@ -195,8 +268,24 @@ T* ModuleAs(ModrtObjectHandle module) {
 // (one serializer, so the real module and the fallback save the same bytes).
 class PayloadModule : public Module {
  public:
-  explicit PayloadModule(Payload payload) : payload_(std::move(payload)) {}
+  explicit PayloadModule(Payload payload) : payload_(std::move(payload)) {
+    for (const auto& entry : payload_.fmap) by_index_.push_back(&entry.second);
+  }
   const Payload& payload() const { return payload_; }
+
+  // A module that launches with the arguments the core packed overrides
+  // LaunchesPacked (true) and LaunchPacked, and returns
+  // PackedLaunchingFunction(name, device_type) from GetFunction (what a
+  // core of plugin ABI 1.0 calls: it packs, then calls LaunchPacked).
+  virtual void LaunchPacked(const FunctionInfo& info, size_t index, const PackedArgs& args) {
+    Fail("RuntimeError", "this module does not launch packed arguments");
+  }
+  void LaunchPackedAt(int64_t index, const ModrtKernelArgs& args) final {
+    if (index < 0 || static_cast<size_t>(index) >= by_index_.size()) {
+      Fail("IndexError", "function index ", index, " out of range");
+    }
+    LaunchPacked(*by_index_[index], static_cast<size_t>(index), PackedArgs::Of(args));
+  }
 
  protected:
   // What runtime modules return from GetFunction: a function that calls
@@ -227,9 +316,16 @@ class PayloadModule : public Module {
     state.release();  // the function object owns it now
     return ObjectRef::Adopt(out);
   }
+  ObjectRef PackedLaunchingFunction(const std::string& name, DLDeviceType device_type) {
+    return LaunchingFunction(
+        name, [this, device_type](const FunctionInfo& info, size_t index, const Args& args) {
+          LaunchPacked(info, index, KernelArgs::Pack(info, args, device_type).View());
+        });
+  }
 
  private:
   Payload payload_;
+  std::vector<const FunctionInfo*> by_index_;  // fmap's functions in order
 };
 
 // Registers `module.create.<name>` and `module.load_from_bytes.<name>` for
