@@ -435,8 +435,9 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
   auto done = [&] { return completed_ >= seq || !error_kind_.empty(); };
   if (!done()) {
     if (!host_executes()) RequestSync(lock, event, seq);
-    const auto deadline = StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
-                                             std::chrono::duration<double>(std::max(0.0, slice_s)));
+    const auto deadline =
+        StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
+                                 std::chrono::duration<double>(std::max(0.0, slice_s)));
     // The wait lets the caller's lock (the GIL) go; mu_ is not held while
     // it is taken back.
     lock.unlock();

@@ -146,40 +146,40 @@ Ref<FunctionObj> SelfAwareFunction(Body body) {
 Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info,
                                 DLDeviceType device_type, Ref<Object> keep_alive) {
   auto launched = std::make_shared<std::atomic<bool>>(false);
-  return SelfAwareFunction(
-      [inner = std::move(inner), info, device_type, keep_alive = std::move(keep_alive),
-       launched](const FunctionObj* self, const Args& args, ModrtValue* ret) {
-        // A backend may build the kernel's program or pipeline on its first
-        // launch: that one lets the caller's lock (the GIL) go, later ones
-        // keep it unless they wait for room (Throttle).
-        std::optional<WaitRegion> building;
-        if (!launched->exchange(true, std::memory_order_relaxed)) building.emplace();
-        StreamState& stream = StreamFor(LaunchDevice(args, device_type));
-        if (GraphObj* g = stream.capture()) {
-          if (g->capturing_natively()) {
-            // The plugin records this launch into its graph (it does not run).
-            try {
-              inner->Call(args.values(), args.size(), ret);
-            } catch (...) {
-              g->AbandonNative();
-              throw;
-            }
-          }
-          return g->Record(self, info, args);
+  return SelfAwareFunction([inner = std::move(inner), info, device_type,
+                            keep_alive = std::move(keep_alive),
+                            launched](const FunctionObj* self, const Args& args, ModrtValue* ret) {
+    // A backend may build the kernel's program or pipeline on its first
+    // launch: that one lets the caller's lock (the GIL) go, later ones
+    // keep it unless they wait for room (Throttle).
+    std::optional<WaitRegion> building;
+    if (!launched->exchange(true, std::memory_order_relaxed)) building.emplace();
+    StreamState& stream = StreamFor(LaunchDevice(args, device_type));
+    if (GraphObj* g = stream.capture()) {
+      if (g->capturing_natively()) {
+        // The plugin records this launch into its graph (it does not run).
+        try {
+          inner->Call(args.values(), args.size(), ret);
+        } catch (...) {
+          g->AbandonNative();
+          throw;
         }
-        if (stream.host_executes()) {
-          // A plugin that launches on host memory runs its launch itself, now:
-          // after the work queued before it on the stream.
-          const uint64_t seq = stream.RecordMarker();
-          while (!stream.Wait(seq, 3600.0, -1.0)) {
-          }
-          return inner->Call(args.values(), args.size(), ret);
-        }
-        const size_t bytes = TensorArgBytes(args);
-        stream.Throttle(bytes);
-        inner->Call(args.values(), args.size(), ret);
-        stream.NoteLaunch(RecordOf(*info, args), bytes);
-      });
+      }
+      return g->Record(self, info, args);
+    }
+    if (stream.host_executes()) {
+      // A plugin that launches on host memory runs its launch itself, now:
+      // after the work queued before it on the stream.
+      const uint64_t seq = stream.RecordMarker();
+      while (!stream.Wait(seq, 3600.0, -1.0)) {
+      }
+      return inner->Call(args.values(), args.size(), ret);
+    }
+    const size_t bytes = TensorArgBytes(args);
+    stream.Throttle(bytes);
+    inner->Call(args.values(), args.size(), ret);
+    stream.NoteLaunch(RecordOf(*info, args), bytes);
+  });
 }
 
 Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInfo* info) {
