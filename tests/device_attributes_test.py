@@ -65,7 +65,7 @@ REPORTED = {
 
 
 def test_the_names_follow_the_c_enum():
-    header = Path(ROOT, "core/include/modrt/abi/plugin_api.h").read_text()
+    header = Path(ROOT, "core/include/modrt/abi/device_extensions.h").read_text()
     enum_names = header.split("ModrtDeviceAttrInfoOf", 1)[1].split("};", 1)[0]
     assert modrt.runtime.device_attribute_names() == tuple(
         line.split('"')[1] for line in enum_names.splitlines() if '"' in line
