@@ -6,34 +6,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import artifact_trust_testing as support
 import pytest
-from artifact_trust_testing import C_SOURCE, MARK_VARIABLE, device_artifact, opaque_plugin
+
+# The shared fixtures, found by pytest in this module's namespace.
+from artifact_trust_testing import (  # noqa: F401
+    C_SOURCE,
+    MARK_VARIABLE,
+    device_artifact,
+    host_artifact,
+    key,
+    mark,
+    no_trust_environment,
+    opaque_plugin,
+)
 
 import modrt
-
-
-@pytest.fixture(autouse=True)
-def no_trust_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MODRT_TRUSTED_KEYS", raising=False)
-    monkeypatch.delenv("MODRT_ALLOW_HOST_CODE", raising=False)
-
-
-@pytest.fixture()
-def mark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "host-code-was-loaded"
-    monkeypatch.setenv(MARK_VARIABLE, str(path))
-    return path
-
-
-@pytest.fixture()
-def host_artifact(tmp_path: Path, mark: Path) -> Path:
-    return support.host_artifact(tmp_path / "host.modrt", mark)
-
-
-@pytest.fixture()
-def key(tmp_path: Path) -> modrt.artifact.KeyPair:
-    return modrt.artifact.keygen(tmp_path / "key")
 
 
 def test_no_host_code_refuses_a_host_module_before_loading_it(

@@ -7,34 +7,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import artifact_trust_testing as support
 import pytest
-from artifact_trust_testing import MARK_VARIABLE, modrt_cli
+
+# The shared fixtures, found by pytest in this module's namespace.
+from artifact_trust_testing import (  # noqa: F401
+    MARK_VARIABLE,
+    host_artifact,
+    key,
+    mark,
+    modrt_cli,
+    no_trust_environment,
+)
 
 import modrt
-
-
-@pytest.fixture(autouse=True)
-def no_trust_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MODRT_TRUSTED_KEYS", raising=False)
-    monkeypatch.delenv("MODRT_ALLOW_HOST_CODE", raising=False)
-
-
-@pytest.fixture()
-def mark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "host-code-was-loaded"
-    monkeypatch.setenv(MARK_VARIABLE, str(path))
-    return path
-
-
-@pytest.fixture()
-def host_artifact(tmp_path: Path, mark: Path) -> Path:
-    return support.host_artifact(tmp_path / "host.modrt", mark)
-
-
-@pytest.fixture()
-def key(tmp_path: Path) -> modrt.artifact.KeyPair:
-    return modrt.artifact.keygen(tmp_path / "key")
 
 
 def test_libsodium_is_inside_the_core() -> None:

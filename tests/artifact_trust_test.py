@@ -9,13 +9,18 @@ import os
 import struct
 from pathlib import Path
 
-import artifact_trust_testing as support
 import pytest
-from artifact_trust_testing import (
+
+# The shared fixtures, found by pytest in this module's namespace.
+from artifact_trust_testing import (  # noqa: F401
     MARK_VARIABLE,
     SIG_FORMAT,
     device_artifact,
+    host_artifact,
     join,
+    key,
+    mark,
+    no_trust_environment,
     signature_text,
     split,
     str_field,
@@ -24,29 +29,6 @@ from artifact_trust_testing import (
 
 import modrt
 from modrt._ffi import call
-
-
-@pytest.fixture(autouse=True)
-def no_trust_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MODRT_TRUSTED_KEYS", raising=False)
-    monkeypatch.delenv("MODRT_ALLOW_HOST_CODE", raising=False)
-
-
-@pytest.fixture()
-def mark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "host-code-was-loaded"
-    monkeypatch.setenv(MARK_VARIABLE, str(path))
-    return path
-
-
-@pytest.fixture()
-def host_artifact(tmp_path: Path, mark: Path) -> Path:
-    return support.host_artifact(tmp_path / "host.modrt", mark)
-
-
-@pytest.fixture()
-def key(tmp_path: Path) -> modrt.artifact.KeyPair:
-    return modrt.artifact.keygen(tmp_path / "key")
 
 
 @pytest.fixture()

@@ -1,7 +1,7 @@
 """What the artifact trust tests share (docs/ARTIFACT.md, "Trust"): a host
 module whose constructor leaves a mark when it is dlopen'ed, a device-only
 artifact, and the byte surgery an attacker can do on a file (its manifest
-hash recomputed)."""
+hash recomputed), and the fixtures the three test files share."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import os
 import struct
 import subprocess
 from pathlib import Path
+
+import pytest
 
 import modrt
 
@@ -84,7 +86,7 @@ def with_signature_text(data: bytes, text: bytes) -> bytes:
     return join(version, manifest.replace(old, str_field(SIG_FORMAT) + str_field(text)), modules)
 
 
-def host_artifact(path: Path, mark: Path) -> Path:
+def host_artifact_file(path: Path, mark: Path) -> Path:
     """A host module (kind so) at `path` whose constructor leaves `mark`."""
     modrt.compile(C_SOURCE, "cpu", ["inc(int32*, int32)"]).export(path)
     if mark.exists():
@@ -97,3 +99,27 @@ def modrt_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
     return subprocess.run(
         [str(BINARY), *args], capture_output=True, text=True, cwd=cwd, timeout=600, env={**os.environ, **(env or {})}
     )
+
+
+# Fixtures shared by the artifact trust tests (each imports them by name).
+@pytest.fixture(autouse=True)
+def no_trust_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MODRT_TRUSTED_KEYS", raising=False)
+    monkeypatch.delenv("MODRT_ALLOW_HOST_CODE", raising=False)
+
+
+@pytest.fixture()
+def mark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "host-code-was-loaded"
+    monkeypatch.setenv(MARK_VARIABLE, str(path))
+    return path
+
+
+@pytest.fixture()
+def host_artifact(tmp_path: Path, mark: Path) -> Path:
+    return host_artifact_file(tmp_path / "host.modrt", mark)
+
+
+@pytest.fixture()
+def key(tmp_path: Path) -> modrt.artifact.KeyPair:
+    return modrt.artifact.keygen(tmp_path / "key")
