@@ -169,6 +169,18 @@ namespace {
 // GIL) go while they run; shorter ones keep it.
 constexpr size_t kLargeCopyBytes = size_t{64} << 10;
 
+// Lets the caller's lock go for the lifetime of a synchronous copy of
+// `bytes`, when the copy is large enough to be worth it.
+class LargeCopyRegion {
+ public:
+  explicit LargeCopyRegion(size_t bytes) {
+    if (bytes >= kLargeCopyBytes) region_.emplace();
+  }
+
+ private:
+  std::optional<WaitRegion> region_;
+};
+
 TensorObj* TensorArg(const Args& a, int32_t i) {
   return static_cast<TensorObj*>(a.Obj(i, kModrtObjTensor, "tensor"));
 }
@@ -230,8 +242,7 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_from_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
-    std::optional<WaitRegion> copying;
-    if (n >= kLargeCopyBytes) copying.emplace();
+    const LargeCopyRegion copying(n);
     if (view.device.device_type == kDLCPU) {
       WaitForStreams(view.device);
     } else if (n != t->nbytes()) {
@@ -252,8 +263,7 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_to_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
-    std::optional<WaitRegion> copying;
-    if (n >= kLargeCopyBytes) copying.emplace();
+    const LargeCopyRegion copying(n);
     if (view.device.device_type == kDLCPU) {
       WaitForStreams(view.device);
     } else if (n != t->nbytes()) {
@@ -278,8 +288,7 @@ MODRT_STATIC_INIT([] {
            dst->nbytes());
     }
     const size_t n = dst->nbytes();
-    std::optional<WaitRegion> copying;
-    if (n >= kLargeCopyBytes) copying.emplace();
+    const LargeCopyRegion copying(n);
     DLDevice dd = dst->dl()->device, sd = src->dl()->device;
     DeviceAPI* dapi = GetExistingDeviceAPI(dd);
     DeviceAPI* sapi = GetExistingDeviceAPI(sd);

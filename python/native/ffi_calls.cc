@@ -17,7 +17,9 @@ namespace {
 // the core reaches may let it go. False on threads the core runs itself (a
 // stream's worker), in calls that come through ctypes (which let the GIL go
 // already), and while a wait has let it go.
-thread_local bool holds_gil_in_call = false;
+// Initial-exec: a static TLS slot, read without a call to __tls_get_addr on
+// every call (this library is dlopen'ed; one bool fits glibc's surplus).
+__attribute__((tls_model("initial-exec"))) thread_local bool holds_gil_in_call = false;
 
 void* ReleaseForWait() {
   if (!holds_gil_in_call) return nullptr;

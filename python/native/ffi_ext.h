@@ -60,11 +60,17 @@ class KeepAlive {
   KeepAlive() = default;
   KeepAlive(const KeepAlive&) = delete;
   KeepAlive& operator=(const KeepAlive&) = delete;
-  ~KeepAlive();
-  bool Reserve(Py_ssize_t capacity);
+  // Inline: most calls (a launch, a no-op) keep nothing alive.
+  ~KeepAlive() {
+    if (size_ != 0 || items_ != inline_) Release();
+  }
+  bool Reserve(Py_ssize_t capacity) { return capacity <= kInlineArgs || ReserveHeap(capacity); }
   void Add(PyObject* o) { items_[size_++] = o; }
 
  private:
+  void Release();
+  bool ReserveHeap(Py_ssize_t capacity);
+
   PyObject* inline_[kInlineArgs];
   PyObject** items_ = inline_;
   Py_ssize_t size_ = 0;

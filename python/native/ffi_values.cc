@@ -29,8 +29,7 @@ PyObject* RaiseLastError() {
   return nullptr;
 }
 
-KeepAlive::~KeepAlive() {
-  if (size_ == 0) return;
+void KeepAlive::Release() {
   // Releasing a boxed callable runs its Python deleter, which must not see
   // the exception this call may be raising.
   // PyErr_Fetch/PyErr_Restore: PyErr_GetRaisedException is 3.12+.
@@ -41,8 +40,7 @@ KeepAlive::~KeepAlive() {
   PyErr_Restore(type, value, traceback);
 }
 
-bool KeepAlive::Reserve(Py_ssize_t capacity) {
-  if (capacity <= kInlineArgs) return true;
+bool KeepAlive::ReserveHeap(Py_ssize_t capacity) {
   items_ = static_cast<PyObject**>(PyMem_Malloc(sizeof(PyObject*) * capacity));
   return items_ != nullptr;
 }

@@ -62,20 +62,23 @@ using RawBody = std::function<void(const ModrtValue* args, int32_t num_args, Mod
 
 class MODRT_API FunctionObj : public Object {
  public:
-  explicit FunctionObj(PackedBody body)
-      : body_([packed = std::move(body)](const ModrtValue* args, int32_t n, ModrtValue* ret) {
-          Ret r(ret);
-          packed(Args(args, n), &r);
-        }) {}
-  explicit FunctionObj(RawBody body) : body_(std::move(body)) {}
+  explicit FunctionObj(PackedBody body) : packed_(std::move(body)) {}
+  explicit FunctionObj(RawBody body) : raw_(std::move(body)) {}
   int32_t type_index() const final { return kModrtObjFunction; }
   // Throws modrt::Error on failure; `ret` is written only on success.
   void Call(const ModrtValue* args, int32_t num_args, ModrtValue* ret) const {
-    body_(args, num_args, ret);
+    // One of the two is set; calling it directly saves a wrapper per call.
+    if (packed_) {
+      Ret r(ret);
+      packed_(Args(args, num_args), &r);
+    } else {
+      raw_(args, num_args, ret);
+    }
   }
 
  private:
-  RawBody body_;
+  PackedBody packed_;
+  RawBody raw_;
 };
 
 // Rebuilds the Error a C call reported through ModrtSetLastError
