@@ -51,7 +51,7 @@ struct DeviceShared {
   std::atomic<int64_t> launches_submitted{0};
   std::atomic<int64_t> graph_recordings{0};
   std::atomic<int64_t> graph_replays{0};
-  std::mutex queries_mu;                  // guards the two below
+  std::mutex queries_mu;  // guards the two below
   std::vector<VkQueryPool> query_pools;
   std::vector<QuerySlot> free_queries;
 };
