@@ -166,6 +166,7 @@ def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(dev, mo
         mod["inc"](c, N, GRID, BLOCK)
     assert g.native
     assert "rebound replays re-recorded" in s.implementation
+    assert "one reusable command buffer, recorded anew when a replay rebinds buffers" in s.implementation
     rng = np.random.default_rng(11)
     sources = [rng.standard_normal(N).astype("float32") for _ in range(3)]
     # Bindings 0: as captured; 1..3: other inputs into other outputs.
@@ -186,6 +187,12 @@ def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(dev, mo
     assert after["graph_replays"] - before["graph_replays"] == 24
     assert after["graph_recordings"] - before["graph_recordings"] == recordings == 11
     assert len(g) == 2
+    # On another stream too: recorded there and submitted there.
+    other, out = modrt.Stream(dev), modrt.empty((N,), "float32", dev)
+    g.replay({c: out}, stream=other)
+    np.testing.assert_allclose(out.numpy(stream=other, timeout=60), x + y + 1, rtol=1e-5, atol=1e-5)
+    last = vulkan.submission_counts(dev)
+    assert last["launches"] == after["launches"] and last["graph_replays"] == after["graph_replays"] + 1
 
 
 def test_a_re_recording_keeps_the_replays_in_flight_intact(dev, mod):

@@ -196,6 +196,14 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
   void GraphLaunch(int id, void* graph, void* stream) override {
     vulkan::GraphLaunch(id, graph, stream);
   }
+  const char* QueueDescription(int, bool is_default) override {
+    return is_default ? "the Vulkan device's compute queue, its submissions in order on a timeline "
+                        "semaphore; a graph is one reusable command buffer, recorded anew when a "
+                        "replay rebinds buffers"
+                      : "submissions of its own to the Vulkan device's compute queue, in order on "
+                        "a timeline semaphore; a graph is one reusable command buffer, recorded "
+                        "anew when a replay rebinds buffers";
+  }
   bool HasGraphUpdate() const override { return true; }
   void GraphUpdate(int id, void* stream, void* graph) override {
     vulkan::GraphUpdate(id, stream, graph);
