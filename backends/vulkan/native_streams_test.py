@@ -2,7 +2,8 @@
 ModrtGraphExtension) on Mesa's lavapipe: each modrt stream is its own
 sequence of queue submissions on a timeline semaphore, events are timeline
 points with timestamp queries, copies on a stream go through staging
-buffers, and a graph is one reusable command buffer. What every backend with
+buffers, and a graph is one reusable command buffer, recorded anew for a
+replay that rebinds buffers. What every backend with
 native streams does alike (waits, event timing, copies and timeouts on a
 stream) is tests/device_layer_test.py's; here is what is Vulkan's own."""
 
@@ -13,6 +14,7 @@ import pytest
 from device_layer_kernels import KERNELS, SLOW_ADD_SIGNATURE
 
 import modrt
+from modrt.backend import vulkan
 
 SHARED = KERNELS["vulkan"][0]  # the device-layer tests' vadd and slow_add
 SOURCE = {
@@ -153,3 +155,95 @@ def test_graph_replay_with_a_rebound_buffer(dev, mod):
     np.testing.assert_allclose(c.numpy(stream=s, timeout=60), x + y + 1, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="shape, dtype and device"):
         g.replay({a: modrt.empty((7,), "float32", dev)})
+
+
+def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(N, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        mod["vadd"](a, b, c, N, GRID, BLOCK)
+        mod["inc"](c, N, GRID, BLOCK)
+    assert g.native
+    assert "rebound replays re-recorded" in s.implementation
+    assert "one reusable command buffer, recorded anew when a replay rebinds buffers" in s.implementation
+    rng = np.random.default_rng(11)
+    sources = [rng.standard_normal(N).astype("float32") for _ in range(3)]
+    # Bindings 0: as captured; 1..3: other inputs into other outputs.
+    bindings = [{}] + [{a: modrt.tensor(v, dev), c: modrt.empty((N,), "float32", dev)} for v in sources]
+    expected = [x + y + 1] + [v + y + 1 for v in sources]
+    before = vulkan.submission_counts(dev)
+    recordings, last = 0, 0  # the graph is recorded with the captured bindings
+    for i in range(24):
+        k = (i // 2) % 4  # each bindings twice in a row: the second replay reuses the recording
+        g.replay(bindings[k])
+        recordings += k != last
+        last = k
+        out = bindings[k].get(c, c)
+        np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected[k], rtol=1e-5, atol=1e-5)
+    after = vulkan.submission_counts(dev)
+    # Every replay was one submission of the graph's command buffer; none ran launch by launch.
+    assert after["launches"] == before["launches"]
+    assert after["graph_replays"] - before["graph_replays"] == 24
+    assert after["graph_recordings"] - before["graph_recordings"] == recordings == 11
+    assert len(g) == 2
+    # On another stream too: recorded there and submitted there.
+    other, out = modrt.Stream(dev), modrt.empty((N,), "float32", dev)
+    g.replay({c: out}, stream=other)
+    np.testing.assert_allclose(out.numpy(stream=other, timeout=60), x + y + 1, rtol=1e-5, atol=1e-5)
+    last = vulkan.submission_counts(dev)
+    assert last["launches"] == after["launches"] and last["graph_replays"] == after["graph_replays"] + 1
+
+
+def test_a_re_recording_keeps_the_replays_in_flight_intact(dev, mod):
+    # Each replay rebinds other buffers, so each re-records the graph while
+    # the replays before it may still run: they run their own recording.
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(N, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        mod["slow_add"](a, b, c, N, 2000, GRID, BLOCK)
+        mod["inc"](c, N, GRID, BLOCK)
+    sources = [modrt.tensor(x + i, dev) for i in range(6)]
+    outs = [modrt.tensor(np.zeros(N, "float32"), dev) for _ in range(6)]
+    before = vulkan.submission_counts(dev)
+    for source, out in zip(sources, outs):
+        g.replay({a: source, c: out})
+    for i, out in enumerate(outs):
+        np.testing.assert_allclose(out.numpy(stream=s, timeout=120), x + i + y + 1, rtol=1e-4, atol=1e-4)
+    after = vulkan.submission_counts(dev)
+    assert after["graph_recordings"] - before["graph_recordings"] == 6
+    assert after["launches"] == before["launches"]
+    del g  # the last recording goes once its replay completed
+    s.synchronize(timeout=120)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        lambda dev: modrt.empty((N // 2,), "float32", dev),
+        lambda dev: modrt.empty((N,), "int32", dev),
+        lambda dev: modrt.empty((N,), "float32"),  # on the cpu
+    ],
+    ids=["shape", "dtype", "device"],
+)
+def test_a_rebound_tensor_that_does_not_match_is_refused_before_anything_is_recorded(dev, mod, wrong):
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(N, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        mod["vadd"](a, b, c, N, GRID, BLOCK)
+    out = modrt.empty((N,), "float32", dev)
+    g.replay({c: out})
+    s.synchronize(timeout=60)
+    bad = wrong(dev)
+    before = vulkan.submission_counts(dev)
+    with pytest.raises(ValueError, match="rebound tensor must have the captured tensor's shape, dtype and device"):
+        g.replay({a: bad})
+    assert vulkan.submission_counts(dev) == before
+    # The graph keeps its last recording and replays it.
+    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
+    out.copyfrom(np.zeros(N, "float32"), stream=s)
+    g.replay({c: out})
+    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
+    assert vulkan.submission_counts(dev)["graph_recordings"] == before["graph_recordings"]

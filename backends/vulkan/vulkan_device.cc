@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -194,6 +195,18 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
   void* GraphEnd(int id, void* stream) override { return vulkan::GraphEnd(id, stream); }
   void GraphLaunch(int id, void* graph, void* stream) override {
     vulkan::GraphLaunch(id, graph, stream);
+  }
+  const char* QueueDescription(int, bool is_default) override {
+    return is_default ? "the Vulkan device's compute queue, its submissions in order on a timeline "
+                        "semaphore; a graph is one reusable command buffer, recorded anew when a "
+                        "replay rebinds buffers"
+                      : "submissions of its own to the Vulkan device's compute queue, in order on "
+                        "a timeline semaphore; a graph is one reusable command buffer, recorded "
+                        "anew when a replay rebinds buffers";
+  }
+  bool HasGraphUpdate() const override { return true; }
+  void GraphUpdate(int id, void* stream, void* graph) override {
+    vulkan::GraphUpdate(id, stream, graph);
   }
   void GraphDestroy(int, void* graph) override { vulkan::GraphDestroy(graph); }
 };
@@ -426,6 +439,18 @@ void LaunchSlotsCreated(const Args& args, Ret* ret) {
   args.ExpectCount(1, "vulkan.launch_slots_created");
   Device& d = Workspace::Get().device(static_cast<int>(args.Int(0)));
   ret->SetInt(d.shared->slots_created.load());
+}
+
+void SubmissionCount(const Args& args, Ret* ret) {
+  args.ExpectCount(2, "vulkan.submission_count");
+  Device& d = Workspace::Get().device(static_cast<int>(args.Int(0)));
+  const std::string_view name = args.Str(1);
+  const DeviceShared& shared = *d.shared;
+  if (name == "launches") return ret->SetInt(shared.launches_submitted.load());
+  if (name == "graph_recordings") return ret->SetInt(shared.graph_recordings.load());
+  if (name == "graph_replays") return ret->SetInt(shared.graph_replays.load());
+  Fail("ValueError", "vulkan.submission_count: no count named '", name,
+       "' (launches, graph_recordings, graph_replays)");
 }
 
 }  // namespace vulkan

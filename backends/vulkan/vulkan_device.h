@@ -45,7 +45,13 @@ struct DeviceShared {
   // slots remember from before may name a handle now reused for another object.
   std::atomic<uint64_t> generation{0};
   std::atomic<int64_t> slots_created{0};  // ever; launches recycle them
-  std::mutex queries_mu;                  // guards the two below
+  // Ever, for vulkan.submission_counts: dispatches submitted one by one,
+  // graph recordings completed (a capture, or a rebound replay's re-recording),
+  // graph replays submitted.
+  std::atomic<int64_t> launches_submitted{0};
+  std::atomic<int64_t> graph_recordings{0};
+  std::atomic<int64_t> graph_replays{0};
+  std::mutex queries_mu;  // guards the two below
   std::vector<VkQueryPool> query_pools;
   std::vector<QuerySlot> free_queries;
 };
@@ -115,6 +121,9 @@ plugin::DeviceAPI& VulkanDeviceAPIInstance();
 
 // The global "vulkan.launch_slots_created": how many launch slots a device has created.
 void LaunchSlotsCreated(const plugin::Args& args, plugin::Ret* ret);
+// The global "vulkan.submission_count": one of a device's counts of what it
+// submitted, by name ("launches", "graph_recordings", "graph_replays").
+void SubmissionCount(const plugin::Args& args, plugin::Ret* ret);
 
 }  // namespace vulkan
 }  // namespace modrt

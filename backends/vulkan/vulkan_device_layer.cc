@@ -300,6 +300,23 @@ void GraphLaunch(int device_id, void* graph, void* stream) {
   Submission submission;
   submission.keep.push_back(g);
   s.SubmitLocked(g->cmd(), std::move(submission), "a graph's replay");
+  s.device().shared->graph_replays.fetch_add(1);
+}
+
+void GraphUpdate(int device_id, void* stream, void* graph) {
+  Stream& s = StreamOf(device_id, stream);
+  GraphRef recorded;
+  {
+    std::lock_guard lock(s.mu());
+    recorded = s.capture_locked();
+    s.set_capture_locked(nullptr);
+  }
+  if (!recorded) Fail("ValueError", "this stream is not capturing a graph");
+  recorded->End();
+  // The core's handle takes the new recording. The one it replaces goes when
+  // the last submission keeping it (Submission::keep) retires: a replay still
+  // in flight runs its own command buffer and descriptor sets to the end.
+  *static_cast<GraphRef*>(graph) = std::move(recorded);
 }
 
 void GraphDestroy(void* graph) { std::unique_ptr<GraphRef> owned(static_cast<GraphRef*>(graph)); }

@@ -2,7 +2,8 @@
 // stream, graphs) over vulkan_streams.h and vulkan_graphs.h, as the device
 // API's virtuals call it. Streams are Stream*, NULL for the default stream;
 // events are timeline points with a timestamp query when timed; graphs are
-// reusable command buffers captured from a stream.
+// reusable command buffers captured from a stream, re-recorded for a replay
+// that rebinds buffers.
 #ifndef MODRT_BACKENDS_VULKAN_VULKAN_DEVICE_LAYER_H_
 #define MODRT_BACKENDS_VULKAN_VULKAN_DEVICE_LAYER_H_
 
@@ -37,6 +38,9 @@ void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, s
 void GraphBegin(int device_id, void* stream);
 void* GraphEnd(int device_id, void* stream);
 void GraphLaunch(int device_id, void* graph, void* stream);
+// Ends the capture on `stream` (a rebound replay's launches, recorded anew)
+// and makes `graph` submit that recording from now on.
+void GraphUpdate(int device_id, void* stream, void* graph);
 void GraphDestroy(void* graph);
 
 }  // namespace vulkan

@@ -91,6 +91,7 @@ void Graph::End() {
   RecordHostReadBarrier(vk, cmd_);  // the host sees the graph's writes once it completed
   MODRT_VK_CHECK(vk.vkEndCommandBuffer(cmd_), "ending a graph's recording");
   ended_ = true;
+  d_.shared->graph_recordings.fetch_add(1);
 }
 
 }  // namespace vulkan

@@ -46,6 +46,11 @@ void InitPlugin() {
   // launches ever in flight at once.
   RegisterGlobal("vulkan.launch_slots_created",
                  [](const Args& args, Ret* ret) { LaunchSlotsCreated(args, ret); });
+  // What a device submitted, counted since the process began: dispatches one
+  // by one, graph recordings (captures and rebound replays' re-recordings),
+  // and graph replays (one command buffer each).
+  RegisterGlobal("vulkan.submission_count",
+                 [](const Args& args, Ret* ret) { SubmissionCount(args, ret); });
 }
 
 }  // namespace

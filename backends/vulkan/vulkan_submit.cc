@@ -78,6 +78,7 @@ void SubmitLaunch(Stream& stream, const Dispatch& dispatch, const std::string& n
   VkCommandBuffer cmd = s.cmd;
   submission.slot = lease.Take();
   stream.SubmitLocked(cmd, std::move(submission), StrCat("launch of ", name));
+  d.shared->launches_submitted.fetch_add(1);
 }
 
 uint64_t SubmitCommandsLocked(Stream& stream, const std::function<void(VkCommandBuffer)>& record,

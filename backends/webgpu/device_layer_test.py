@@ -1,7 +1,8 @@
 """The device layer on WebGPU (wgpu-native over lavapipe): every stream is
 the device's one queue in submission order, events are submissions with
 device timestamps where the adapter has timestamp queries, copies take
-offsets, and a graph replays as one command buffer (backends/webgpu/webgpu_queue.h).
+offsets, and a graph replays as one command buffer, recorded anew for a replay
+that rebinds buffers (backends/webgpu/webgpu_queue.h).
 What every backend with native streams does alike is tests/device_layer_test.py's;
 here is what is WebGPU's own."""
 
@@ -12,12 +13,14 @@ import textwrap
 
 import numpy as np
 import pytest
-from device_layer_kernels import KERNELS
+from device_layer_kernels import KERNELS, SLOW_ADD_SIGNATURE
 
 import modrt
+from modrt.backend import webgpu
 
 BLOCK = 64
 VADD = KERNELS["webgpu"][0]["vadd"]  # the device-layer tests'
+SLOW_ADD = KERNELS["webgpu"][0]["slow_add"]
 # y += alpha * x: each launch's scalar is its own (a uniform slot per launch).
 AXPY = """
 override block_x: u32 = 64;
@@ -33,6 +36,7 @@ fn axpy(@builtin(global_invocation_id) id: vec3<u32>) {
 SIGNATURES = [
     "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
     "axpy(float32*, float32*, float32, int32; blockIdx.x, threadIdx.x)",
+    SLOW_ADD_SIGNATURE,
 ]
 
 
@@ -45,7 +49,7 @@ def dev():
 
 @pytest.fixture(scope="module")
 def mod(dev):
-    return modrt.compile({"vadd": VADD, "axpy": AXPY}, "webgpu", SIGNATURES)
+    return modrt.compile({"vadd": VADD, "axpy": AXPY, "slow_add": SLOW_ADD}, "webgpu", SIGNATURES)
 
 
 def grid(n):
@@ -167,3 +171,94 @@ def test_device_to_device_copies_of_bytes_that_are_not_whole_words(dev):
     copy = modrt.tensor(np.zeros(7, "uint8"), dev)
     copy.copyfrom(odd, stream=s)
     np.testing.assert_array_equal(copy.numpy(stream=s), np.arange(7, dtype="uint8"))
+
+
+def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, a, b, c)
+        axpy(mod, b, c, 2.0)  # c = a + 3 b
+    assert g.native
+    assert "rebound replays re-recorded" in s.implementation
+    assert "one command buffer, recorded anew when a replay rebinds buffers" in s.implementation
+    rng = np.random.default_rng(11)
+    sources = [rng.standard_normal(300).astype("float32") for _ in range(3)]
+    # Bindings 0: as captured; 1..3: other inputs into other outputs.
+    bindings = [{}] + [{a: modrt.tensor(v, dev), c: modrt.empty((300,), "float32", dev)} for v in sources]
+    expected = [x + 3 * y] + [v + 3 * y for v in sources]
+    before = webgpu.submission_counts(dev)
+    recordings, last = 0, 0  # the graph is recorded with the captured bindings
+    for i in range(24):
+        k = (i // 2) % 4  # each bindings twice in a row: the second replay reuses the recording
+        g.replay(bindings[k])
+        recordings += k != last
+        last = k
+        out = bindings[k].get(c, c)
+        np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected[k], rtol=1e-5, atol=1e-5)
+    after = webgpu.submission_counts(dev)
+    # Every replay was one command buffer of the graph's; none ran launch by launch.
+    assert after["launches"] == before["launches"]
+    assert after["graph_replays"] - before["graph_replays"] == 24
+    assert after["graph_recordings"] - before["graph_recordings"] == recordings == 11
+    assert len(g) == 2
+    # On another stream too: recorded there and submitted there.
+    other, out = modrt.Stream(dev), modrt.empty((300,), "float32", dev)
+    g.replay({c: out}, stream=other)
+    np.testing.assert_allclose(out.numpy(stream=other, timeout=60), x + 3 * y, rtol=1e-5, atol=1e-5)
+    last = webgpu.submission_counts(dev)
+    assert last["launches"] == after["launches"] and last["graph_replays"] == after["graph_replays"] + 1
+
+
+def test_a_re_recording_keeps_the_replays_in_flight_intact(dev, mod):
+    # Each replay rebinds other buffers, so each re-records the graph (and
+    # releases the recording before) while the replays before it may still run.
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        mod["slow_add"](a, b, c, 300, 2000, *grid(300))
+        axpy(mod, b, c, 1.0)  # c = a + 2 b
+    sources = [modrt.tensor(x + i, dev) for i in range(6)]
+    outs = [modrt.tensor(np.zeros(300, "float32"), dev) for _ in range(6)]
+    before = webgpu.submission_counts(dev)
+    for source, out in zip(sources, outs):
+        g.replay({a: source, c: out})
+    del g
+    for i, out in enumerate(outs):
+        np.testing.assert_allclose(out.numpy(stream=s, timeout=120), x + i + 2 * y, rtol=1e-4, atol=1e-4)
+    after = webgpu.submission_counts(dev)
+    assert after["graph_recordings"] - before["graph_recordings"] == 6
+    assert after["launches"] == before["launches"]
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        lambda dev: modrt.empty((299,), "float32", dev),
+        lambda dev: modrt.empty((300,), "int32", dev),
+        lambda dev: modrt.empty((300,), "float32"),  # on the cpu
+    ],
+    ids=["shape", "dtype", "device"],
+)
+def test_a_rebound_tensor_that_does_not_match_is_refused_before_anything_is_recorded(dev, mod, wrong):
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, a, b, c)
+    out = modrt.empty((300,), "float32", dev)
+    g.replay({c: out})
+    s.synchronize(timeout=60)
+    bad = wrong(dev)
+    before = webgpu.submission_counts(dev)
+    with pytest.raises(ValueError, match="rebound tensor must have the captured tensor's shape, dtype and device"):
+        g.replay({a: bad})
+    assert webgpu.submission_counts(dev) == before
+    # The graph keeps its last recording and replays it.
+    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
+    out.copyfrom(np.zeros(300, "float32"), stream=s)
+    g.replay({c: out})
+    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
+    assert webgpu.submission_counts(dev)["graph_recordings"] == before["graph_recordings"]

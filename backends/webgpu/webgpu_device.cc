@@ -410,6 +410,12 @@ class WebGpuDeviceAPI final : public DeviceAPI {
   void GraphBegin(int id, void* s) override { Queue::Get().GraphBegin(id, s); }
   void* GraphEnd(int id, void* s) override { return Queue::Get().GraphEnd(id, s); }
   void GraphLaunch(int id, void* g, void* s) override { Queue::Get().GraphLaunch(id, g, s); }
+  const char* QueueDescription(int, bool) override {
+    return "the WebGPU device's one queue (every stream is it, in submission order); a graph "
+           "replays as one command buffer, recorded anew when a replay rebinds buffers";
+  }
+  bool HasGraphUpdate() const override { return true; }
+  void GraphUpdate(int id, void* s, void* g) override { Queue::Get().GraphUpdate(id, s, g); }
   void GraphDestroy(int id, void* g) override { Queue::Get().GraphDestroy(id, g); }
 };
 

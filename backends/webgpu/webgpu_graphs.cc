@@ -3,12 +3,14 @@
 // encodes all of them into one compute pass of one command buffer, submitted
 // once. WebGPU command buffers run once, so a replay encodes anew; what it
 // binds was made at capture: the graph's own bind groups, and uniform
-// buffers holding each launch's scalars, written once.
+// buffers holding each launch's scalars, written once. A replay that rebinds
+// buffers is captured anew (graph_update), its recording swapped in.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -95,6 +97,14 @@ void Graph::Encode(Workspace& ws) const {
   api.wgpuComputePassEncoderRelease(pass);
 }
 
+void Graph::Swap(Graph& other) {
+  std::swap(dispatches_, other.dispatches_);
+  std::swap(bindings_, other.bindings_);
+  std::swap(binding_index_, other.binding_index_);
+  std::swap(uniform_buffers_, other.uniform_buffers_);
+  std::swap(uniform_used_, other.uniform_used_);
+}
+
 Graph* Queue::CurrentCapture() {
   if (captures_open_.load(std::memory_order_acquire) == 0) return nullptr;
   void* stream = CurrentStream(kDLWebGPU, 0);
@@ -112,15 +122,42 @@ void Queue::GraphBegin(int device_id, void* stream) {
   captures_open_.fetch_add(1, std::memory_order_release);
 }
 
-void* Queue::GraphEnd(int device_id, void* stream) {
-  Workspace::Get().Require(device_id);
+std::unique_ptr<Graph> Queue::TakeCapture(void* stream) {
   std::lock_guard lock(capture_mu_);
   auto found = captures_.find(stream);
   if (found == captures_.end()) Fail("RuntimeError", "webgpu: this stream is not capturing");
   std::unique_ptr<Graph> graph = std::move(found->second);
   captures_.erase(found);
   captures_open_.fetch_sub(1, std::memory_order_release);
-  return graph.release();
+  graph_recordings_.fetch_add(1, std::memory_order_relaxed);
+  return graph;
+}
+
+void* Queue::GraphEnd(int device_id, void* stream) {
+  Workspace::Get().Require(device_id);
+  return TakeCapture(stream).release();
+}
+
+void Queue::GraphUpdate(int device_id, void* stream, void* graph) {
+  std::unique_ptr<Graph> recorded = TakeCapture(stream);  // abandoned on any error below
+  Workspace& ws = Workspace::Get();
+  ws.Require(device_id);
+  if (graph == nullptr) Fail("ValueError", "webgpu: no graph given");
+  {
+    std::lock_guard lock(ws.submit_mu());
+    static_cast<Graph*>(graph)->Swap(*recorded);
+  }
+  // `recorded` now holds the replaced recording, released here: a replay
+  // already submitted keeps what it uses (wgpu holds the bind groups,
+  // pipelines and uniform buffers of a submission until it completed).
+}
+
+int64_t Queue::SubmissionCount(std::string_view name) const {
+  if (name == "launches") return launches_.load();
+  if (name == "graph_recordings") return graph_recordings_.load();
+  if (name == "graph_replays") return graph_replays_.load();
+  Fail("ValueError", "webgpu.submission_count: no count named '", name,
+       "' (launches, graph_recordings, graph_replays)");
 }
 
 void Queue::GraphLaunch(int device_id, void* graph, void*) {
@@ -132,6 +169,7 @@ void Queue::GraphLaunch(int device_id, void* graph, void*) {
   std::lock_guard lock(ws.submit_mu());
   g->Encode(ws);
   ws.FlushLocked();  // the replay is one submission
+  graph_replays_.fetch_add(1, std::memory_order_relaxed);
   if (std::string e = ws.TakeUncapturedError(); !e.empty()) {
     Fail("RuntimeError", "webgpu: a graph of ", g->size(), " launches failed: ", e);
   }

@@ -102,6 +102,7 @@ void WebGpuModule::LaunchPacked(const FunctionInfo& info, size_t, const PackedAr
   const std::vector<WGPUBindGroup>& groups = CachedBindGroups(ws, kernel, bound, cache);
   const uint32_t uniform_offset = UniformSlot(ws, kernel, bound, cache);
   RecordDispatch(ws, kernel, pipeline, groups, uniform_offset, bound.grid);
+  Queue::Get().CountLaunch();
   if (std::string e = ws.TakeUncapturedError(); !e.empty()) {
     Fail("RuntimeError", "launch of ", info.name, " failed: ", e);
   }

@@ -23,6 +23,8 @@
 //   the capturing stream is recorded (its pipeline, bind groups, uniform slot
 //   and workgroups) instead of run; graph_launch encodes every recorded
 //   dispatch into one compute pass of one command buffer and submits it once.
+//   A replay that rebinds buffers is captured anew and graph_update swaps
+//   that recording in, so it too is one command buffer.
 #ifndef MODRT_BACKENDS_WEBGPU_WEBGPU_QUEUE_H_
 #define MODRT_BACKENDS_WEBGPU_WEBGPU_QUEUE_H_
 
@@ -34,6 +36,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -86,6 +89,9 @@ class Graph {
   // Every dispatch into one compute pass of the batch. Callers hold submit_mu().
   void Encode(Workspace& ws) const;
   size_t size() const { return dispatches_.size(); }
+  // Exchanges this graph's recording with `other`'s (a rebound replay's
+  // re-recording). Callers hold submit_mu(), so no replay encodes meanwhile.
+  void Swap(Graph& other);
 
  private:
   struct Dispatch {
@@ -136,7 +142,17 @@ class Queue {
   void GraphBegin(int device_id, void* stream);
   void* GraphEnd(int device_id, void* stream);
   void GraphLaunch(int device_id, void* graph, void* stream);
+  // Ends the capture on `stream` (a rebound replay's launches, recorded
+  // anew) and makes `graph` replay that recording from now on.
+  void GraphUpdate(int device_id, void* stream, void* graph);
   void GraphDestroy(int device_id, void* graph);
+
+  // A launch encoded one by one (not in a graph), for the counts below.
+  void CountLaunch() { launches_.fetch_add(1, std::memory_order_relaxed); }
+  // For webgpu.submission_count: launches encoded one by one ("launches"),
+  // graph recordings completed ("graph_recordings": captures and rebound
+  // replays' re-recordings), graph replays submitted ("graph_replays").
+  int64_t SubmissionCount(std::string_view name) const;
 
   // The graph a launch made now on this thread is recorded into, or null
   // when its stream is not capturing (cheap while nothing captures).
@@ -166,6 +182,10 @@ class Queue {
   std::mutex capture_mu_;
   std::atomic<int> captures_open_{0};
   std::map<void*, std::unique_ptr<Graph>> captures_;  // by stream (null: the default)
+  // Taken by the capture on `stream` (RuntimeError when it has none).
+  std::unique_ptr<Graph> TakeCapture(void* stream);
+
+  std::atomic<int64_t> launches_{0}, graph_recordings_{0}, graph_replays_{0};
 };
 
 }  // namespace webgpu

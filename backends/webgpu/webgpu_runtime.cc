@@ -35,6 +35,7 @@
 #include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
 #include "webgpu_module.h"
+#include "webgpu_queue.h"
 
 namespace modrt {
 namespace webgpu {
@@ -68,6 +69,14 @@ void InitPlugin() {
     auto* module = ModuleAs<WebGpuModule>(args.Obj(0, kModrtObjModule, "module"));
     if (module == nullptr) Fail("TypeError", "webgpu.pipelines_created takes a real webgpu module");
     ret->SetInt(module->pipelines_created());
+  });
+  // What webgpu(0) submitted, counted since the process began, by name:
+  // launches encoded one by one, graph recordings (captures and rebound
+  // replays' re-recordings), graph replays (one command buffer each).
+  RegisterGlobal("webgpu.submission_count", [](const Args& args, Ret* ret) {
+    args.ExpectCount(2, "webgpu.submission_count");
+    Workspace::Get().Require(static_cast<int>(args.Int(0)));
+    ret->SetInt(Queue::Get().SubmissionCount(args.Str(1)));
   });
 }
 

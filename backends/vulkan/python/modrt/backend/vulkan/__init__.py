@@ -259,6 +259,20 @@ def pipelines_created(module: Module) -> int:
     return call("vulkan.pipelines_created", module)
 
 
+# The counts of submission_counts, by name.
+SUBMISSION_COUNTS = ("launches", "graph_recordings", "graph_replays")
+
+
+def submission_counts(device: Device) -> dict[str, int]:
+    """What a vulkan device has submitted since the process began: dispatches
+    one by one (`launches`), graph recordings (`graph_recordings`: one per
+    capture and one per replay that rebinds buffers differently from the
+    graph's last), and graph replays (`graph_replays`: one reusable command
+    buffer each). A rebound replay that ran natively adds one replay (and one
+    recording when its bindings changed) and no launch."""
+    return {name: call("vulkan.submission_count", device.index, name) for name in SUBMISSION_COUNTS}
+
+
 BACKEND = sdk.Backend(
     "vulkan",
     codegen=codegen,

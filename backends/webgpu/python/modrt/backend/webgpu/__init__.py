@@ -106,6 +106,20 @@ def pipelines_created(module: Module) -> int:
     return call("webgpu.pipelines_created", module)
 
 
+# The counts of submission_counts, by name.
+SUBMISSION_COUNTS = ("launches", "graph_recordings", "graph_replays")
+
+
+def submission_counts(device: Device) -> dict[str, int]:
+    """What webgpu(0) has submitted since the process began: launches encoded
+    one by one (`launches`), graph recordings (`graph_recordings`: one per
+    capture and one per replay that rebinds buffers differently from the
+    graph's last), and graph replays (`graph_replays`: one command buffer
+    each). A rebound replay that ran natively adds one replay (and one
+    recording when its bindings changed) and no launch."""
+    return {name: call("webgpu.submission_count", device.index, name) for name in SUBMISSION_COUNTS}
+
+
 BACKEND = sdk.Backend(
     "webgpu",
     codegen=codegen,
