@@ -108,6 +108,27 @@ def test_launches_go_to_the_current_streams_handle(dev, mod, log):
     assert {"call": "hipStreamSynchronize", "stream": sid} in log.entries()
 
 
+def test_bad_arguments_and_grids_are_refused_naming_the_cause_before_the_runtime(dev, mod, log):
+    """A launch goes down once (the core packs, then calls the module's
+    launch): what packing refuses, and a grid HIP's unsigned int cannot
+    hold, never reach hipModuleLaunchKernel."""
+    x = modrt.tensor(np.ones(N, "float32"), dev)
+    with pytest.raises(TypeError, match=r"scale takes 3 arguments and 2 launch parameters .*got 2 values"):
+        mod["scale"](x, 2.0)
+    with pytest.raises(TypeError, match=r"scale: argument 1 \(float32\): .*expected float, got str"):
+        mod["scale"](x, "2", N, 4, 64)
+    with pytest.raises(
+        ValueError,
+        match=r"scale: threadIdx\.x = 4294967297 exceeds the device's limit of 4294967295 "
+        r"\(the driver's unsigned int, rocm\(0\)\)",
+    ):
+        mod["scale"](x, 2.0, N, 1, (1 << 32) + 1)
+    assert log.calls("hipModuleLaunchKernel") == []
+    mod["scale"](x, 2.0, N, 4, 64)
+    (launch,) = log.calls("hipModuleLaunchKernel")
+    assert (launch["grid"], launch["block"]) == ([4, 1, 1], [64, 1, 1])
+
+
 def test_events_time_on_the_device_and_order_streams(dev, mod, log):
     first, first_id = new_stream(dev, log)
     second, second_id = new_stream(dev, log)

@@ -8,13 +8,16 @@
 #include <dlfcn.h>
 
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "modrt/plugin/launch_limits.h"
 #include "modrt/plugin/plugin.h"
 
 namespace modrt {
@@ -268,14 +271,18 @@ class IndexedModule : public PayloadModule {
   }
 
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(
-        name, [this](const FunctionInfo& info, size_t index, const Args& args) {
-          KernelArgs k = KernelArgs::Pack(info, args, Driver::kDeviceType);
-          Driver& driver = Driver::Get();
-          driver.Activate(k.device_id);
-          FunctionHandle function = Get(k.device_id, index, info.name, k.launch);
-          driver.Launch(function, k.launch, k.ptrs.empty() ? nullptr : k.ptrs.data(), info.name);
-        });
+    return PackedLaunchingFunction(name, Driver::kDeviceType);
+  }
+  // A launch goes down once: the core packs the arguments, then calls here.
+  bool LaunchesPacked() const override { return true; }
+  void LaunchPacked(const FunctionInfo& info, size_t index, const PackedArgs& k) override {
+    CheckFitsTheDriver(info, k.launch, k.device_id);
+    Driver& driver = Driver::Get();
+    driver.Activate(k.device_id);
+    FunctionHandle function = Get(k.device_id, index, info.name, k.launch);
+    // The driver reads the parameters through a non-const void** only.
+    void** params = k.ptrs.size() == 0 ? nullptr : const_cast<void**>(k.ptrs.data());
+    driver.Launch(function, k.launch, params, info.name);
   }
 
  protected:
@@ -286,6 +293,24 @@ class IndexedModule : public PayloadModule {
                                  const LaunchConfig& launch, Kernel* kernel) = 0;
 
  private:
+  // The driver's launch takes grid and block as unsigned int: a value over
+  // that is refused here (ValueError), never truncated into another launch.
+  // Within it, the driver checks the device's own limits.
+  static void CheckFitsTheDriver(const FunctionInfo& info, const LaunchConfig& c, int device) {
+    constexpr uint64_t kMax = std::numeric_limits<unsigned>::max();
+    for (int a = 0; a < 3; ++a) {
+      const auto check = [&](const char* axis, int64_t value) {
+        if (static_cast<uint64_t>(value) <= kMax) return;
+        Fail("ValueError",
+             LaunchLimitExceeded(info.name, StrCat(axis, "xyz"[a]), value, kMax,
+                                 "the driver's unsigned int",
+                                 StrCat(DeviceKindName(Driver::kDeviceType), "(", device, ")")));
+      };
+      check("blockIdx.", c.grid[a]);
+      check("threadIdx.", c.block[a]);
+    }
+  }
+
   FunctionHandle Get(int device, size_t index, const std::string& name,
                      const LaunchConfig& launch) {
     std::lock_guard lock(mu_);
