@@ -142,33 +142,15 @@ class Workspace : public LazyDriverState<Workspace> {
     return v;
   }
 
-  // What IndexedDeviceAPI and IndexedModule call (driver.h).
+  // What IndexedModule calls (driver.h).
   void ActivateQuietly(int id) noexcept { hip_.hipSetDevice(id); }
-  void* Malloc(size_t nbytes) {
-    void* ptr = nullptr;
-    Check(hip_.hipMalloc(&ptr, std::max<size_t>(nbytes, 1)),
-          StrCat("allocation of ", nbytes, " bytes"));
-    return ptr;
-  }
-  void FreeQuietly(void* ptr) noexcept { hip_.hipFree(ptr); }
-  void CopyIn(void* dst, const void* src, size_t nbytes) {
-    Check(hip_.hipMemcpyHtoD(dst, const_cast<void*>(src), nbytes), "host-to-device copy");
-  }
-  void CopyOut(void* dst, const void* src, size_t nbytes) {
-    Check(hip_.hipMemcpyDtoH(dst, const_cast<void*>(src), nbytes), "device-to-host copy");
-  }
-  void Synchronize() { Check(hip_.hipDeviceSynchronize(), "hipDeviceSynchronize"); }
   void UnloadQuietly(hipModule_t module) noexcept { hip_.hipModuleUnload(module); }
   // On the stream the core makes current for the device IndexedModule has
   // just activated (NULL: the null stream).
   void Launch(hipFunction_t function, const LaunchConfig& c, void** params,
               const std::string& name) {
     auto stream = static_cast<hipStream_t>(CurrentStream(kDeviceType, active_device_));
-    Check(hip_.hipModuleLaunchKernel(
-              function, static_cast<unsigned>(c.grid[0]), static_cast<unsigned>(c.grid[1]),
-              static_cast<unsigned>(c.grid[2]), static_cast<unsigned>(c.block[0]),
-              static_cast<unsigned>(c.block[1]), static_cast<unsigned>(c.block[2]),
-              static_cast<unsigned>(c.dyn_shared_bytes), stream, params, nullptr),
+    Check(CallLaunch(hip_.hipModuleLaunchKernel, function, c, stream, params),
           StrCat("hipModuleLaunchKernel of ", name));
   }
 

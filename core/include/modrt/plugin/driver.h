@@ -149,8 +149,9 @@ class DriverDeviceAPI : public DeviceAPI {
 // ------------------------------------------------------------------------
 // Drivers whose devices are indices 0..count-1, whose memory is addressed by
 // device pointers and which keep a current device per thread: the CUDA driver
-// API and HIP. Their runtimes differ only in the API they call; the device
-// API, the per-device module cache and the launch are written once here.
+// API and HIP. Their runtimes differ only in the API they call; the
+// per-device module cache and the launch are written once here, the device
+// API in indexed_device.h.
 //
 // `Driver` is the runtime's LazyDriverState, with (each throws an Error
 // naming what failed, except where noexcept):
@@ -158,65 +159,22 @@ class DriverDeviceAPI : public DeviceAPI {
 //   using ModuleHandle = ...; using FunctionHandle = ...;
 //   void Activate(int id);                  device `id` current on this thread
 //   void ActivateQuietly(int id) noexcept;  the same, for destructors
-//   void* Malloc(size_t nbytes);
-//   void FreeQuietly(void* ptr) noexcept;
-//   void CopyIn(void* device_dst, const void* host_src, size_t nbytes);
-//   void CopyOut(void* host_dst, const void* device_src, size_t nbytes);
-//   void Synchronize();
-//   void Attr(int id, std::string_view name, Ret* ret);  ret unset when unknown
 //   void UnloadQuietly(ModuleHandle module) noexcept;
 //   void Launch(FunctionHandle f, const LaunchConfig& c, void** params, const std::string& name);
 
 // Calls a driver's launch entry point (cuLaunchKernel, hipModuleLaunchKernel:
 // function, grid x y z, block x y z, dynamic shared bytes, stream, kernel
-// parameters, extra) on the default stream.
+// parameters, extra) on `stream`. IndexedModule has checked that grid and
+// block fit in unsigned int.
 template <typename Status, typename Function, typename Stream>
-Status LaunchOnDefaultStream(Status (*launch)(Function, unsigned, unsigned, unsigned, unsigned,
-                                              unsigned, unsigned, unsigned, Stream, void**, void**),
-                             Function function, const LaunchConfig& c, void** params) {
+Status CallLaunch(Status (*launch)(Function, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                   unsigned, unsigned, Stream, void**, void**),
+                  Function function, const LaunchConfig& c, Stream stream, void** params) {
   return launch(function, static_cast<unsigned>(c.grid[0]), static_cast<unsigned>(c.grid[1]),
                 static_cast<unsigned>(c.grid[2]), static_cast<unsigned>(c.block[0]),
                 static_cast<unsigned>(c.block[1]), static_cast<unsigned>(c.block[2]),
-                static_cast<unsigned>(c.dyn_shared_bytes), nullptr, params, nullptr);
+                static_cast<unsigned>(c.dyn_shared_bytes), stream, params, nullptr);
 }
-
-// The device API of an indexed driver.
-template <typename Driver>
-class IndexedDeviceAPI final : public DriverDeviceAPI<Driver> {
- public:
-  void GetAttr(int id, std::string_view name, Ret* ret) override {
-    Driver::Get().Attr(id, name, ret);
-  }
-  void* Alloc(int id, size_t nbytes) override {
-    Driver& driver = Driver::Get();
-    driver.Activate(id);
-    return driver.Malloc(nbytes);
-  }
-  // Runs from tensor destructors: never throws. The memory was allocated on
-  // this device, so the device is usable.
-  void Free(int id, void* ptr) override {
-    Driver& driver = Driver::Get();
-    driver.ActivateQuietly(id);
-    driver.FreeQuietly(ptr);
-  }
-  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Driver& driver = Driver::Get();
-    driver.Activate(t->device.device_id);
-    driver.CopyIn(static_cast<char*>(t->data) + t->byte_offset, src, nbytes);
-  }
-  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Driver& driver = Driver::Get();
-    driver.Activate(t->device.device_id);
-    driver.CopyOut(dst, static_cast<const char*>(t->data) + t->byte_offset, nbytes);
-  }
-  void Sync(int id) override {
-    Driver& driver = Driver::Get();
-    driver.Activate(id);
-    driver.Synchronize();
-  }
-};
 
 // The integer attribute ids of an indexed driver's attribute query for the
 // attributes every such driver answers alike.
