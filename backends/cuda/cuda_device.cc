@@ -64,7 +64,6 @@ struct CudaDriverTraits {
   static constexpr auto kHostFree = MODRT_DRIVER_CALL(CuApi, cuMemFreeHost);
 
   // Graphs: every CUDA driver modrt loads has them (resolved at load).
-  static constexpr bool kHasGraphs = true;
   static std::string GraphsMissing(const Workspace&) { return ""; }
   static constexpr auto kBeginCapture = MODRT_DRIVER_CALL(CuApi, cuStreamBeginCapture);
   static constexpr auto kEndCapture = MODRT_DRIVER_CALL(CuApi, cuStreamEndCapture);

@@ -2,9 +2,10 @@
 // device layer (plugin_api.h, ModrtStreamExtension and the pinned-memory
 // extension): each modrt stream is a hipStreamNonBlocking stream, each event
 // a hipEvent_t (device-timed when asked), copies on a stream are
-// hipMemcpy*Async, pinned host memory is hipHostMalloc, and another library's
-// hipStream_t can be adopted. No graph extension: graphs replay the core's
-// list on the stream. The logic is IndexedDeviceAPI's
+// hipMemcpy*Async, pinned host memory is hipHostMalloc, another library's
+// hipStream_t can be adopted, and a graph is a stream capture instantiated
+// into a hipGraphExec_t (updated in place for a rebound replay) where the HIP
+// runtime has graphs. The logic is IndexedDeviceAPI's
 // (modrt/plugin/indexed_device.h, shared with CUDA); this file names the HIP
 // entry points for it.
 //
@@ -26,6 +27,8 @@ struct HipDriverTraits {
   using Status = hipError_t;
   using Stream = hipStream_t;
   using Event = hipEvent_t;
+  using Graph = hipGraph_t;
+  using GraphExec = hipGraphExec_t;
   using DevicePtr = void*;
   static const HipApi& ApiOf(const Workspace& ws) { return ws.hip(); }
 
@@ -61,7 +64,24 @@ struct HipDriverTraits {
   static constexpr auto kHostAlloc = MODRT_DRIVER_CALL(HipApi, hipHostMalloc);
   static constexpr auto kHostFree = MODRT_DRIVER_CALL(HipApi, hipHostFree);
 
-  static constexpr bool kHasGraphs = false;
+  // Graphs: HIP's stream capture, where the runtime has it.
+  static std::string GraphsMissing(const Workspace& ws) { return ws.graphs_missing(); }
+  static constexpr int kCaptureMode = kCaptureModeThreadLocal;
+  static constexpr auto kBeginCapture = MODRT_DRIVER_CALL(HipApi, hipStreamBeginCapture);
+  static constexpr auto kEndCapture = MODRT_DRIVER_CALL(HipApi, hipStreamEndCapture);
+  static constexpr auto kGraphLaunch = MODRT_DRIVER_CALL(HipApi, hipGraphLaunch);
+  static constexpr auto kGraphExecDestroy = MODRT_DRIVER_CALL(HipApi, hipGraphExecDestroy);
+  static constexpr auto kGraphDestroy = MODRT_DRIVER_CALL(HipApi, hipGraphDestroy);
+  static constexpr const char* kInstantiateName = "hipGraphInstantiate";
+  static hipError_t Instantiate(const HipApi& hip, hipGraphExec_t* exec, hipGraph_t graph) {
+    return hip.hipGraphInstantiate(exec, graph, nullptr, nullptr, 0);
+  }
+  static constexpr const char* kExecUpdateName = "hipGraphExecUpdate";
+  static hipError_t ExecUpdate(const HipApi& hip, hipGraphExec_t exec, hipGraph_t graph) {
+    hipGraphNode_t error_node = nullptr;
+    int result = 0;  // hipGraphExecUpdateResult
+    return hip.hipGraphExecUpdate(exec, graph, &error_node, &result);
+  }
 };
 
 }  // namespace

@@ -21,16 +21,15 @@
 //   static constexpr int kCaptureMode;
 //   static constexpr const char* kDisplayName ("CUDA"), kDefaultQueue,
 //                        kQueue, kPinnedHost;  (words for errors and listings)
-//   static constexpr bool kHasGraphs;
 //   static constexpr DriverCall<Api, ...> kMalloc, kFree, kCopyIn, kCopyOut,
 //                        kSynchronize, kStreamCreate, kStreamDestroy,
 //                        kStreamSynchronize, kStreamWaitEvent, kEventCreate,
 //                        kEventRecord, kEventQuery, kEventSynchronize,
 //                        kEventElapsedTime, kEventDestroy, kCopyInAsync,
 //                        kCopyOutAsync, kCopyDeviceAsync, kHostAlloc,
-//                        kHostFree (each MODRT_DRIVER_CALL), and where
-//                        kHasGraphs: kBeginCapture, kEndCapture, kGraphLaunch,
-//                        kGraphExecDestroy, kGraphDestroy, plus
+//                        kHostFree, kBeginCapture, kEndCapture, kGraphLaunch,
+//                        kGraphExecDestroy, kGraphDestroy (each
+//                        MODRT_DRIVER_CALL), plus
 //   static Status Instantiate(const Api&, GraphExec*, Graph);
 //   static Status ExecUpdate(const Api&, GraphExec, Graph);
 //                        (their signatures differ between drivers), named in
@@ -200,56 +199,47 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   const char* PinnedHostDescription() const override { return T::kPinnedHost; }
 
   // --- graphs: stream capture ---
-  bool HasGraphs() const override { return T::kHasGraphs; }
+  bool HasGraphs() const override { return true; }
   void GraphBegin(int id, void* stream) override {
-    // The default stream cannot be captured; the core then keeps its own
-    // list of the launches (Graph.native is False), as it does when the
-    // driver lacks graphs.
+    // The default stream cannot be captured, nor any stream where the driver
+    // lacks graphs: the core then keeps its own list of the launches
+    // (Graph.native is False).
     if (stream == nullptr) {
       Fail("ValueError", "a ", T::kDisplayName,
            " graph is captured on a stream of its own: ", Device(id), "'s default stream (",
            T::kDefaultQueue, ") cannot be captured; capture on a modrt.Stream(device)");
     }
     Driver& d = Active(id);
-    if constexpr (T::kHasGraphs) {
-      const std::string missing = T::GraphsMissing(d);
-      if (!missing.empty()) Fail("RuntimeError", missing);
-      Call(d, T::kBeginCapture, "", AsStream(stream), T::kCaptureMode);
-    }
+    const std::string missing = T::GraphsMissing(d);
+    if (!missing.empty()) Fail("RuntimeError", missing);
+    Call(d, T::kBeginCapture, "", AsStream(stream), T::kCaptureMode);
   }
   void* GraphEnd(int id, void* stream) override {
-    if constexpr (T::kHasGraphs) {
-      Driver& d = Active(id);
-      typename T::GraphExec exec{};
-      typename T::Graph graph = EndCapture(d, stream);
-      const auto status = T::Instantiate(T::ApiOf(d), &exec, graph);
-      // The executable graph is independent of the graph it was made from.
-      (T::ApiOf(d).*T::kGraphDestroy.entry)(graph);
-      d.Check(status, T::kInstantiateName);
-      return exec;
-    }
-    return nullptr;
+    Driver& d = Active(id);
+    typename T::GraphExec exec{};
+    typename T::Graph graph = EndCapture(d, stream);
+    const auto status = T::Instantiate(T::ApiOf(d), &exec, graph);
+    // The executable graph is independent of the graph it was made from.
+    (T::ApiOf(d).*T::kGraphDestroy.entry)(graph);
+    d.Check(status, T::kInstantiateName);
+    return exec;
   }
   void GraphLaunch(int id, void* graph, void* stream) override {
-    if constexpr (T::kHasGraphs) {
-      Call(Active(id), T::kGraphLaunch, "", AsExec(graph), AsStream(stream));
-    }
+    Call(Active(id), T::kGraphLaunch, "", AsExec(graph), AsStream(stream));
   }
   // A rebound replay: the capture of its launches updates the executable
   // graph's kernel parameters in place (the topology is the same
   // launches'). Launches of it already submitted keep their old ones.
-  bool HasGraphUpdate() const override { return T::kHasGraphs; }
+  bool HasGraphUpdate() const override { return true; }
   void GraphUpdate(int id, void* stream, void* graph) override {
-    if constexpr (T::kHasGraphs) {
-      Driver& d = Active(id);
-      typename T::Graph captured = EndCapture(d, stream);
-      const auto status = T::ExecUpdate(T::ApiOf(d), AsExec(graph), captured);
-      (T::ApiOf(d).*T::kGraphDestroy.entry)(captured);
-      d.Check(status, T::kExecUpdateName);
-    }
+    Driver& d = Active(id);
+    typename T::Graph captured = EndCapture(d, stream);
+    const auto status = T::ExecUpdate(T::ApiOf(d), AsExec(graph), captured);
+    (T::ApiOf(d).*T::kGraphDestroy.entry)(captured);
+    d.Check(status, T::kExecUpdateName);
   }
   void GraphDestroy(int id, void* graph) override {
-    if constexpr (T::kHasGraphs) Call(Active(id), T::kGraphExecDestroy, "", AsExec(graph));
+    Call(Active(id), T::kGraphExecDestroy, "", AsExec(graph));
   }
 
  private:
@@ -273,8 +263,10 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   }
   static Stream AsStream(void* stream) { return static_cast<Stream>(stream); }
   static Event AsEvent(void* event) { return static_cast<Event>(event); }
-  static auto AsExec(void* graph) { return static_cast<typename T::GraphExec>(graph); }
-  static auto EndCapture(Driver& d, void* stream) {
+  static typename T::GraphExec AsExec(void* graph) {
+    return static_cast<typename T::GraphExec>(graph);
+  }
+  static typename T::Graph EndCapture(Driver& d, void* stream) {
     typename T::Graph graph{};
     Call(d, T::kEndCapture, "", AsStream(stream), &graph);
     return graph;
