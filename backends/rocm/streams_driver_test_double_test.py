@@ -244,26 +244,31 @@ def params_of(x: modrt.Tensor, a: float = 2.0, n: int = N) -> str:
     )
 
 
-def test_graph_capture_calls_hip_in_order(dev, mod, log):
+def loaded_on_a_new_stream(
+    dev: modrt.Device, mod: modrt.Module, log: RuntimeLog
+) -> tuple[modrt.Stream, int, modrt.Tensor]:
+    """A new stream, its HIP stream's id and a tensor, with the module loaded
+    (one launch, done) so that a capture records launches only."""
     s, sid = new_stream(dev, log)
     x = modrt.tensor(np.ones(N, "float32"), dev)
-    mod["scale"](x, 2.0, N, 4, 64, stream=s)  # loads the module before the capture
+    mod["scale"](x, 2.0, N, 4, 64, stream=s)
     s.synchronize(timeout=30)
     log.reset()
+    return s, sid, x
+
+
+# HIP's calls for a stream capture of three launches.
+CAPTURE_OF_THREE = ["hipStreamBeginCapture", *["hipModuleLaunchKernel"] * 3, "hipStreamEndCapture"]
+
+
+def test_graph_capture_calls_hip_in_order(dev, mod, log):
+    s, sid, x = loaded_on_a_new_stream(dev, mod, log)
     with s.capture() as g:
         for _ in range(3):
             mod["scale"](x, 2.0, N, 4, 64)
     assert g.native and len(g) == 3
     calls = [e["call"] for e in log.entries()]
-    assert calls == [
-        "hipStreamBeginCapture",
-        "hipModuleLaunchKernel",
-        "hipModuleLaunchKernel",
-        "hipModuleLaunchKernel",
-        "hipStreamEndCapture",
-        "hipGraphInstantiate",
-        "hipGraphDestroy",
-    ], calls
+    assert calls == [*CAPTURE_OF_THREE, "hipGraphInstantiate", "hipGraphDestroy"], calls
     (begin,) = log.calls("hipStreamBeginCapture")
     assert (begin["stream"], begin["mode"]) == (sid, HIP_STREAM_CAPTURE_MODE_THREAD_LOCAL)
     assert all(launch["captured"] and launch["stream"] == sid for launch in log.calls("hipModuleLaunchKernel"))
@@ -289,16 +294,7 @@ def test_graph_capture_calls_hip_in_order(dev, mod, log):
     other = modrt.empty((N,), "float32", dev)
     g.replay({x: other})
     calls = [e["call"] for e in log.entries()]
-    assert calls == [
-        "hipStreamBeginCapture",
-        "hipModuleLaunchKernel",
-        "hipModuleLaunchKernel",
-        "hipModuleLaunchKernel",
-        "hipStreamEndCapture",
-        "hipGraphExecUpdate",
-        "hipGraphDestroy",
-        "hipGraphLaunch",
-    ], calls
+    assert calls == [*CAPTURE_OF_THREE, "hipGraphExecUpdate", "hipGraphDestroy", "hipGraphLaunch"], calls
     assert all(launch["captured"] and launch["stream"] == sid for launch in log.calls("hipModuleLaunchKernel"))
     (updated,) = log.calls("hipGraphExecUpdate")
     assert updated["exec"] == instantiated["exec"] and updated["updated"]
@@ -332,11 +328,7 @@ def test_graph_capture_calls_hip_in_order(dev, mod, log):
 
 
 def test_a_launch_refused_in_a_capture_ends_the_capture_and_keeps_the_stream(dev, mod, log):
-    s, sid = new_stream(dev, log)
-    x = modrt.tensor(np.ones(N, "float32"), dev)
-    mod["scale"](x, 2.0, N, 4, 64, stream=s)  # loads the module before the capture
-    s.synchronize(timeout=30)
-    log.reset()
+    s, sid, x = loaded_on_a_new_stream(dev, mod, log)
     log.fail_next("hipModuleLaunchKernel", HIP_ERROR_ILLEGAL_ADDRESS)
     with pytest.raises(RuntimeError, match="hipModuleLaunchKernel of scale"):
         with s.capture() as g:

@@ -14,7 +14,8 @@
 //                        error) and Attr(id, name, ret);
 //   using Api = ...;     the driver's entry points (a struct of function
 //                        pointers), from `static const Api& ApiOf(const Driver&)`;
-//   using Status, Stream, Event, Graph, GraphExec, DevicePtr = ...;
+//   using Status, Stream, Event, Graph, GraphExec, DevicePtr = ...;  (Status
+//                        0 is success, as CUDA_SUCCESS and hipSuccess are)
 //   static constexpr Status kNotReady;  an event query's "not yet"
 //   static constexpr unsigned kStreamFlags, kEventTimed, kEventUntimed,
 //                        kPinnedFlags;
@@ -252,10 +253,11 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   static std::string Device(int id) {
     return StrCat(DeviceKindName(Driver::kDeviceType), "(", id, ")");
   }
-  // Calls `call` with `args`; fails naming it, then `detail`, and the driver's error.
-  template <typename Call_, typename... Args>
-  static void Call(Driver& d, const Call_& call, std::string_view detail, Args... args) {
-    const auto status = (T::ApiOf(d).*call.entry)(args...);
+  // Calls `call` with `params`; fails naming it, then `detail`, and the
+  // driver's error.
+  template <typename Entry, typename... Params>
+  static void Call(Driver& d, const Entry& call, std::string_view detail, Params... params) {
+    const auto status = (T::ApiOf(d).*call.entry)(params...);
     if (status != 0) d.Check(status, StrCat(call.name, detail));
   }
   static DevicePtr At(const DLTensor* t, size_t offset) {
