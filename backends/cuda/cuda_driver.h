@@ -200,11 +200,7 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   void Launch(CUfunction function, const plugin::LaunchConfig& c, void** params,
               const std::string& name) {
     auto stream = static_cast<CUstream>(plugin::CurrentStream(kDeviceType, active_device_));
-    Check(cu_.cuLaunchKernel(function, static_cast<unsigned>(c.grid[0]),
-                             static_cast<unsigned>(c.grid[1]), static_cast<unsigned>(c.grid[2]),
-                             static_cast<unsigned>(c.block[0]), static_cast<unsigned>(c.block[1]),
-                             static_cast<unsigned>(c.block[2]),
-                             static_cast<unsigned>(c.dyn_shared_bytes), stream, params, nullptr),
+    Check(plugin::CallLaunch(cu_.cuLaunchKernel, function, c, stream, params),
           plugin::StrCat("cuLaunchKernel of ", name));
   }
 
@@ -275,7 +271,8 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
 
 // CUDA's device API (cuda_device.cc): memory, whole and ranged copies, and
 // the native device layer (streams, events with device timing, async and
-// device-to-device copies, graphs by stream capture).
+// device-to-device copies, page-locked host memory, foreign streams, graphs
+// by stream capture).
 void RegisterDeviceApi();
 
 }  // namespace cuda

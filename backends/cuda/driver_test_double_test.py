@@ -143,6 +143,29 @@ def test_launch_errors_from_the_driver_are_clean(dev, mod, log):
         mod["vadd"](modrt.empty((4,), "float32"), c, c, 4, 1, 4)
 
 
+def test_bad_arguments_and_grids_are_refused_naming_the_cause_before_the_driver(dev, mod, log):
+    """A launch goes down once (the core packs, then calls the module's
+    launch): what packing refuses, and a grid the driver's unsigned int
+    cannot hold, never reach cuLaunchKernel."""
+    a, b, c = (modrt.empty((64,), "float32", dev) for _ in range(3))
+    with pytest.raises(TypeError, match=r"vadd takes 4 arguments and 2 launch parameters .*got 3 values"):
+        mod["vadd"](a, b, c)
+    with pytest.raises(TypeError, match="vadd.*argument 'n'.*int32"):
+        mod["vadd"](a, b, c, "64", 1, 64)
+    with pytest.raises(OverflowError, match="vadd.*int32"):
+        mod["vadd"](a, b, c, 1 << 40, 1, 64)
+    with pytest.raises(
+        ValueError,
+        match=r"vadd: blockIdx\.x = 4294967296 exceeds the device's limit of 4294967295 "
+        r"\(the driver's unsigned int, cuda\(0\)\)",
+    ):
+        mod["vadd"](a, b, c, 64, 1 << 32, 64)
+    assert log.calls("cuLaunchKernel") == []
+    mod["vadd"](a, b, c, 64, 1, 64)
+    (launch,) = log.calls("cuLaunchKernel")
+    assert launch["params"] == [pointer(a), pointer(b), pointer(c), struct.pack("<i", 64).hex()]
+
+
 def test_a_kernel_missing_from_the_module_is_named(dev):
     # At compile time, from the source.
     with pytest.raises(ValueError, match=r"source has no kernel 'vsub' \(it defines: vadd, block_sum, scalars, tile\)"):

@@ -220,13 +220,11 @@ class MetalModule final : public PayloadModule {
   }
 
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(
-        name, [this](const FunctionInfo& info, size_t, const Args& args) { Launch(info, args); });
+    return PackedLaunchingFunction(name, kDLMetal);
   }
-
- private:
-  void Launch(const FunctionInfo& info, const Args& args) {
-    KernelArgs k = KernelArgs::Pack(info, args, kDLMetal);
+  // A launch goes down once: the core packs the arguments, then calls here.
+  bool LaunchesPacked() const override { return true; }
+  void LaunchPacked(const FunctionInfo& info, size_t, const PackedArgs& k) override {
     ObjC& objc = Ready();
     ObjC::Pool pool;
     Id pipeline = Pipeline(info.name);
@@ -258,6 +256,7 @@ class MetalModule final : public PayloadModule {
     Inflight::Get().Committed(command_buffer);
   }
 
+ private:
   // Compiles the function's MSL (or loads its metallib) once; later launches
   // reuse the pipeline.
   Id Pipeline(const std::string& name) {

@@ -2,177 +2,92 @@
 // device layer (plugin_api.h, ModrtStreamExtension and the pinned-memory
 // extension): each modrt stream is a hipStreamNonBlocking stream, each event
 // a hipEvent_t (device-timed when asked), copies on a stream are
-// hipMemcpy*Async, pinned host memory is hipHostMalloc, and another library's
-// hipStream_t can be adopted. No graph extension: graphs replay the core's
-// list on the stream (HIP graphs are left for a machine with an AMD GPU).
+// hipMemcpy*Async, pinned host memory is hipHostMalloc, another library's
+// hipStream_t can be adopted, and a graph is a stream capture instantiated
+// into a hipGraphExec_t (updated in place for a rebound replay) where the HIP
+// runtime has graphs. The logic is IndexedDeviceAPI's
+// (modrt/plugin/indexed_device.h, shared with CUDA); this file names the HIP
+// entry points for it.
 //
 // The NULL stream is the null stream: the device's default modrt stream,
 // drained by Sync (hipDeviceSynchronize, which also drains every other stream).
-#include <cstdint>
 #include <string>
 
 #include "backends/rocm/rocm_driver.h"
-#include "modrt/plugin/driver.h"
+#include "modrt/plugin/indexed_device.h"
 #include "modrt/plugin/plugin.h"
 
 namespace modrt {
 namespace rocm {
 namespace {
 
-char* At(const DLTensor* t, size_t offset) {
-  return static_cast<char*>(t->data) + t->byte_offset + offset;
-}
+struct HipDriverTraits {
+  using Driver = Workspace;
+  using Api = HipApi;
+  using Status = hipError_t;
+  using Stream = hipStream_t;
+  using Event = hipEvent_t;
+  using Graph = hipGraph_t;
+  using GraphExec = hipGraphExec_t;
+  using DevicePtr = void*;
+  static const HipApi& ApiOf(const Workspace& ws) { return ws.hip(); }
 
-hipStream_t AsStream(void* stream) { return static_cast<hipStream_t>(stream); }
-hipEvent_t AsEvent(void* event) { return static_cast<hipEvent_t>(event); }
+  static constexpr Status kNotReady = hipErrorNotReady;
+  static constexpr unsigned kStreamFlags = kStreamNonBlocking;
+  static constexpr unsigned kEventTimed = kEventDefault;
+  static constexpr unsigned kEventUntimed = kEventDisableTiming;
+  static constexpr unsigned kPinnedFlags = kHostMallocPortable;
+  static constexpr const char* kDisplayName = "HIP";
+  static constexpr const char* kDefaultQueue = "the device's HIP null stream";
+  static constexpr const char* kQueue = "a HIP stream (hipStreamNonBlocking)";
+  static constexpr const char* kPinnedHost =
+      "page-locked host memory from hipHostMalloc (hipHostMallocPortable)";
 
-class RocmDeviceAPI final : public DriverDeviceAPI<Workspace> {
- public:
-  void GetAttr(int id, std::string_view name, Ret* ret) override {
-    Workspace::Get().Attr(id, name, ret);
-  }
-  void* Alloc(int id, size_t nbytes) override {
-    Workspace& ws = Active(id);
-    return ws.Malloc(nbytes);
-  }
-  // Runs from tensor destructors: never throws.
-  void Free(int id, void* ptr) override {
-    Workspace& ws = Workspace::Get();
-    ws.ActivateQuietly(id);
-    ws.FreeQuietly(ptr);
-  }
-  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Active(t->device.device_id).CopyIn(At(t, 0), src, nbytes);
-  }
-  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Active(t->device.device_id).CopyOut(dst, At(t, 0), nbytes);
-  }
-  void Sync(int id) override { Active(id).Synchronize(); }
+  static constexpr auto kMalloc = MODRT_DRIVER_CALL(HipApi, hipMalloc);
+  static constexpr auto kFree = MODRT_DRIVER_CALL(HipApi, hipFree);
+  static constexpr auto kCopyIn = MODRT_DRIVER_CALL(HipApi, hipMemcpyHtoD);
+  static constexpr auto kCopyOut = MODRT_DRIVER_CALL(HipApi, hipMemcpyDtoH);
+  static constexpr auto kSynchronize = MODRT_DRIVER_CALL(HipApi, hipDeviceSynchronize);
+  static constexpr auto kStreamCreate = MODRT_DRIVER_CALL(HipApi, hipStreamCreateWithFlags);
+  static constexpr auto kStreamDestroy = MODRT_DRIVER_CALL(HipApi, hipStreamDestroy);
+  static constexpr auto kStreamSynchronize = MODRT_DRIVER_CALL(HipApi, hipStreamSynchronize);
+  static constexpr auto kStreamWaitEvent = MODRT_DRIVER_CALL(HipApi, hipStreamWaitEvent);
+  static constexpr auto kEventCreate = MODRT_DRIVER_CALL(HipApi, hipEventCreateWithFlags);
+  static constexpr auto kEventRecord = MODRT_DRIVER_CALL(HipApi, hipEventRecord);
+  static constexpr auto kEventQuery = MODRT_DRIVER_CALL(HipApi, hipEventQuery);
+  static constexpr auto kEventSynchronize = MODRT_DRIVER_CALL(HipApi, hipEventSynchronize);
+  static constexpr auto kEventElapsedTime = MODRT_DRIVER_CALL(HipApi, hipEventElapsedTime);
+  static constexpr auto kEventDestroy = MODRT_DRIVER_CALL(HipApi, hipEventDestroy);
+  static constexpr auto kCopyInAsync = MODRT_DRIVER_CALL(HipApi, hipMemcpyHtoDAsync);
+  static constexpr auto kCopyOutAsync = MODRT_DRIVER_CALL(HipApi, hipMemcpyDtoHAsync);
+  static constexpr auto kCopyDeviceAsync = MODRT_DRIVER_CALL(HipApi, hipMemcpyDtoDAsync);
+  static constexpr auto kHostAlloc = MODRT_DRIVER_CALL(HipApi, hipHostMalloc);
+  static constexpr auto kHostFree = MODRT_DRIVER_CALL(HipApi, hipHostFree);
 
-  // --- streams and events ---
-  bool HasStreams() const override { return true; }
-  void* StreamCreate(int id) override {
-    Workspace& ws = Active(id);
-    hipStream_t stream = nullptr;
-    ws.Check(ws.hip().hipStreamCreateWithFlags(&stream, kStreamNonBlocking),
-             StrCat("hipStreamCreateWithFlags on rocm(", id, ")"));
-    return stream;
+  // Graphs: HIP's stream capture, where the runtime has it.
+  static std::string GraphsMissing(const Workspace& ws) { return ws.graphs_missing(); }
+  static constexpr int kCaptureMode = kCaptureModeThreadLocal;
+  static constexpr auto kBeginCapture = MODRT_DRIVER_CALL(HipApi, hipStreamBeginCapture);
+  static constexpr auto kEndCapture = MODRT_DRIVER_CALL(HipApi, hipStreamEndCapture);
+  static constexpr auto kGraphLaunch = MODRT_DRIVER_CALL(HipApi, hipGraphLaunch);
+  static constexpr auto kGraphExecDestroy = MODRT_DRIVER_CALL(HipApi, hipGraphExecDestroy);
+  static constexpr auto kGraphDestroy = MODRT_DRIVER_CALL(HipApi, hipGraphDestroy);
+  static constexpr const char* kInstantiateName = "hipGraphInstantiate";
+  static hipError_t Instantiate(const HipApi& hip, hipGraphExec_t* exec, hipGraph_t graph) {
+    return hip.hipGraphInstantiate(exec, graph, nullptr, nullptr, 0);
   }
-  void StreamDestroy(int id, void* stream) override {
-    Workspace& ws = Active(id);
-    ws.Check(ws.hip().hipStreamDestroy(AsStream(stream)), "hipStreamDestroy");
-  }
-  void StreamSynchronize(int id, void* stream) override {
-    Workspace& ws = Active(id);
-    ws.Check(ws.hip().hipStreamSynchronize(AsStream(stream)),
-             StrCat("hipStreamSynchronize on rocm(", id, ")"));
-  }
-  void* EventRecord(int id, void* stream, bool timing) override {
-    Workspace& ws = Active(id);
-    hipEvent_t event = nullptr;
-    ws.Check(ws.hip().hipEventCreateWithFlags(&event, timing ? kEventDefault : kEventDisableTiming),
-             "hipEventCreateWithFlags");
-    const hipError_t status = ws.hip().hipEventRecord(event, AsStream(stream));
-    if (status != hipSuccess) {
-      ws.hip().hipEventDestroy(event);
-      ws.Check(status, "hipEventRecord");
-    }
-    return event;
-  }
-  bool EventQuery(int id, void* event) override {
-    Workspace& ws = Active(id);
-    const hipError_t status = ws.hip().hipEventQuery(AsEvent(event));
-    if (status == hipErrorNotReady) return false;
-    ws.Check(status, "hipEventQuery");
-    return true;
-  }
-  void EventSynchronize(int id, void* event) override {
-    Workspace& ws = Active(id);
-    ws.Check(ws.hip().hipEventSynchronize(AsEvent(event)),
-             StrCat("hipEventSynchronize on rocm(", id, ")"));
-  }
-  double EventElapsedMs(int id, void* start, void* end) override {
-    Workspace& ws = Active(id);
-    float ms = 0;
-    ws.Check(ws.hip().hipEventElapsedTime(&ms, AsEvent(start), AsEvent(end)),
-             "hipEventElapsedTime");
-    return ms;
-  }
-  void EventDestroy(int id, void* event) override {
-    Workspace& ws = Active(id);
-    ws.Check(ws.hip().hipEventDestroy(AsEvent(event)), "hipEventDestroy");
-  }
-  void StreamWaitEvent(int id, void* stream, void* event) override {
-    Workspace& ws = Active(id);
-    ws.Check(ws.hip().hipStreamWaitEvent(AsStream(stream), AsEvent(event), 0),
-             "hipStreamWaitEvent");
-  }
-  void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
-                         void* stream) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Active(dst->device.device_id);
-    ws.Check(ws.hip().hipMemcpyHtoDAsync(At(dst, offset), const_cast<void*>(host), nbytes,
-                                         AsStream(stream)),
-             StrCat("hipMemcpyHtoDAsync of ", nbytes, " bytes"));
-  }
-  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes,
-                       void* stream) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Active(src->device.device_id);
-    ws.Check(ws.hip().hipMemcpyDtoHAsync(host, At(src, offset), nbytes, AsStream(stream)),
-             StrCat("hipMemcpyDtoHAsync of ", nbytes, " bytes"));
-  }
-  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
-                          size_t nbytes, void* stream) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Active(dst->device.device_id);
-    ws.Check(ws.hip().hipMemcpyDtoDAsync(At(dst, dst_offset), At(src, src_offset), nbytes,
-                                         AsStream(stream)),
-             StrCat("hipMemcpyDtoDAsync of ", nbytes, " bytes"));
-  }
-
-  // A hipStream_t made by another library (PyTorch's ROCm build, CuPy): the
-  // handle is the stream; its maker destroys it.
-  bool HasStreamAdopt() const override { return true; }
-  void* StreamAdopt(int id, uint64_t external) override {
-    Active(id);
-    return reinterpret_cast<void*>(static_cast<uintptr_t>(external));
-  }
-  const char* QueueDescription(int, bool is_default) override {
-    return is_default ? "the device's HIP null stream" : "a HIP stream (hipStreamNonBlocking)";
-  }
-
-  // --- pinned host memory ---
-  bool HasPinnedHost() const override { return true; }
-  void* PinnedHostAlloc(int id, size_t nbytes) override {
-    Workspace& ws = Active(id);
-    void* ptr = nullptr;
-    ws.Check(ws.hip().hipHostMalloc(&ptr, nbytes, kHostMallocPortable),
-             StrCat("hipHostMalloc of ", nbytes, " bytes of pinned host memory"));
-    return ptr;
-  }
-  void PinnedHostFree(int id, void* ptr) override {
-    Workspace& ws = Active(id);
-    ws.Check(ws.hip().hipHostFree(ptr), "hipHostFree");
-  }
-  const char* PinnedHostDescription() const override {
-    return "page-locked host memory from hipHostMalloc (hipHostMallocPortable)";
-  }
-
- private:
-  static Workspace& Active(int id) {
-    Workspace& ws = Workspace::Get();
-    ws.Activate(id);
-    return ws;
+  static constexpr const char* kExecUpdateName = "hipGraphExecUpdate";
+  static hipError_t ExecUpdate(const HipApi& hip, hipGraphExec_t exec, hipGraph_t graph) {
+    hipGraphNode_t error_node = nullptr;
+    int result = 0;  // hipGraphExecUpdateResult
+    return hip.hipGraphExecUpdate(exec, graph, &error_node, &result);
   }
 };
 
 }  // namespace
 
 void RegisterDeviceApi() {
-  static RocmDeviceAPI api;
+  static IndexedDeviceAPI<HipDriverTraits> api;
   RegisterDeviceAPI(kBackendIdentity.name, &api);
 }
 

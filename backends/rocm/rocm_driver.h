@@ -25,10 +25,16 @@ struct ihipModule_t;
 struct ihipModuleSymbol_t;
 struct ihipStream_t;
 struct ihipEvent_t;
+struct ihipGraph;
+struct hipGraphExec;
+struct hipGraphNode;
 using hipModule_t = ihipModule_t*;
 using hipFunction_t = ihipModuleSymbol_t*;
 using hipStream_t = ihipStream_t*;
 using hipEvent_t = ihipEvent_t*;
+using hipGraph_t = ihipGraph*;
+using hipGraphExec_t = hipGraphExec*;
+using hipGraphNode_t = hipGraphNode*;
 
 constexpr hipError_t hipSuccess = 0;
 constexpr hipError_t hipErrorOutOfMemory = 2;
@@ -40,6 +46,8 @@ constexpr unsigned kEventDefault = 0;
 constexpr unsigned kEventDisableTiming = 2;
 // hipHostMalloc: page-locked memory usable with every device.
 constexpr unsigned kHostMallocPortable = 1;
+// hipStreamCaptureMode: only this thread's unsafe calls are refused while it captures.
+constexpr int kCaptureModeThreadLocal = 1;
 // hipDeviceAttribute_t (HIP 6)
 constexpr int kAttrComputeCapabilityMajor = 23;
 constexpr int kAttrMaxThreadsPerBlock = 56;
@@ -94,9 +102,23 @@ constexpr size_t kPropsBufferSize = 4096;
   X(hipHostMalloc, "hipHostMalloc", hipError_t, (void**, size_t, unsigned int))                    \
   X(hipHostFree, "hipHostFree", hipError_t, (void*))
 
+// Graphs by stream capture: resolved too, but a HIP runtime without them
+// still runs everything else (Workspace::graphs_missing says why not).
+#define MODRT_HIP_GRAPH_FUNCTIONS(X)                                                    \
+  X(hipStreamBeginCapture, "hipStreamBeginCapture", hipError_t, (hipStream_t, int))     \
+  X(hipStreamEndCapture, "hipStreamEndCapture", hipError_t, (hipStream_t, hipGraph_t*)) \
+  X(hipGraphInstantiate, "hipGraphInstantiate", hipError_t,                             \
+    (hipGraphExec_t*, hipGraph_t, hipGraphNode_t*, char*, size_t))                      \
+  X(hipGraphLaunch, "hipGraphLaunch", hipError_t, (hipGraphExec_t, hipStream_t))        \
+  X(hipGraphExecUpdate, "hipGraphExecUpdate", hipError_t,                               \
+    (hipGraphExec_t, hipGraph_t, hipGraphNode_t*, int*))                                \
+  X(hipGraphExecDestroy, "hipGraphExecDestroy", hipError_t, (hipGraphExec_t))           \
+  X(hipGraphDestroy, "hipGraphDestroy", hipError_t, (hipGraph_t))
+
 struct HipApi {
 #define MODRT_HIP_DECLARE(member, symbol, ret, params) ret(*member) params = nullptr;
   MODRT_HIP_FUNCTIONS(MODRT_HIP_DECLARE)
+  MODRT_HIP_GRAPH_FUNCTIONS(MODRT_HIP_DECLARE)
 #undef MODRT_HIP_DECLARE
 };
 
@@ -110,6 +132,8 @@ class Workspace : public LazyDriverState<Workspace> {
 
   int count() const { return count_; }
   const HipApi& hip() const { return hip_; }
+  // "" when the HIP runtime has the graph entry points, else which it lacks.
+  const std::string& graphs_missing() const { return graphs_missing_; }
 
   std::string ErrorText(hipError_t code) const {
     const char* name = hip_.hipGetErrorName ? hip_.hipGetErrorName(code) : nullptr;
@@ -142,33 +166,15 @@ class Workspace : public LazyDriverState<Workspace> {
     return v;
   }
 
-  // What IndexedDeviceAPI and IndexedModule call (driver.h).
+  // What IndexedModule calls (driver.h).
   void ActivateQuietly(int id) noexcept { hip_.hipSetDevice(id); }
-  void* Malloc(size_t nbytes) {
-    void* ptr = nullptr;
-    Check(hip_.hipMalloc(&ptr, std::max<size_t>(nbytes, 1)),
-          StrCat("allocation of ", nbytes, " bytes"));
-    return ptr;
-  }
-  void FreeQuietly(void* ptr) noexcept { hip_.hipFree(ptr); }
-  void CopyIn(void* dst, const void* src, size_t nbytes) {
-    Check(hip_.hipMemcpyHtoD(dst, const_cast<void*>(src), nbytes), "host-to-device copy");
-  }
-  void CopyOut(void* dst, const void* src, size_t nbytes) {
-    Check(hip_.hipMemcpyDtoH(dst, const_cast<void*>(src), nbytes), "device-to-host copy");
-  }
-  void Synchronize() { Check(hip_.hipDeviceSynchronize(), "hipDeviceSynchronize"); }
   void UnloadQuietly(hipModule_t module) noexcept { hip_.hipModuleUnload(module); }
   // On the stream the core makes current for the device IndexedModule has
   // just activated (NULL: the null stream).
   void Launch(hipFunction_t function, const LaunchConfig& c, void** params,
               const std::string& name) {
     auto stream = static_cast<hipStream_t>(CurrentStream(kDeviceType, active_device_));
-    Check(hip_.hipModuleLaunchKernel(
-              function, static_cast<unsigned>(c.grid[0]), static_cast<unsigned>(c.grid[1]),
-              static_cast<unsigned>(c.grid[2]), static_cast<unsigned>(c.block[0]),
-              static_cast<unsigned>(c.block[1]), static_cast<unsigned>(c.block[2]),
-              static_cast<unsigned>(c.dyn_shared_bytes), stream, params, nullptr),
+    Check(CallLaunch(hip_.hipModuleLaunchKernel, function, c, stream, params),
           StrCat("hipModuleLaunchKernel of ", name));
   }
 
@@ -212,6 +218,14 @@ class Workspace : public LazyDriverState<Workspace> {
   if (!lib_.Resolve(symbol, &hip_.member)) return library + ": " + lib_.error();
     MODRT_HIP_FUNCTIONS(MODRT_HIP_RESOLVE)
 #undef MODRT_HIP_RESOLVE
+#define MODRT_HIP_RESOLVE_GRAPHS(member, symbol, ret, params)                \
+  if (graphs_missing_.empty() && !lib_.Resolve(symbol, &hip_.member)) {      \
+    graphs_missing_ = "HIP graphs are unavailable: " + library +             \
+                      " (the HIP runtime) lacks " symbol                     \
+                      "; graphs replay the core's list of launches instead"; \
+  }
+    MODRT_HIP_GRAPH_FUNCTIONS(MODRT_HIP_RESOLVE_GRAPHS)
+#undef MODRT_HIP_RESOLVE_GRAPHS
     hipError_t status = hip_.hipInit(0);
     if (status != hipSuccess) return library + ": hipInit failed: " + ErrorText(status);
     status = hip_.hipGetDeviceCount(&count_);
@@ -225,12 +239,13 @@ class Workspace : public LazyDriverState<Workspace> {
 
   DriverLibrary lib_;
   HipApi hip_;
+  std::string graphs_missing_;
   int count_ = 0;
 };
 
 // ROCm's device API (rocm_device.cc): memory, copies, and the native device
 // layer (HIP streams, events with device timing, async and device-to-device
-// copies, page-locked host memory, foreign streams).
+// copies, page-locked host memory, foreign streams, graphs by stream capture).
 void RegisterDeviceApi();
 
 }  // namespace rocm

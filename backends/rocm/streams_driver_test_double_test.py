@@ -1,9 +1,10 @@
 """ROCm's native device layer against a TEST DOUBLE of the HIP runtime
 (libhip_test_double.so, named by MODRT_ROCM_DRIVER_LIBRARY): which HIP calls
 the runtime makes for modrt streams, events, async and device-to-device
-copies, pinned memory and adopted streams, on which stream handle, and how
-HIP's errors reach Python. The kernel is a real code object from hipcc; no
-kernel runs here (the double's clock advances 1 ms per launch)."""
+copies, pinned memory, adopted streams and graphs by stream capture, on
+which stream handle, in which order, and how HIP's errors reach Python. The
+kernel is a real code object from hipcc; no kernel runs here (the double's
+clock advances 1 ms per launch)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import ctypes
 import gc
 import json
 import os
+import struct
 
 import numpy as np
 import pytest
 
 import modrt
+import modrt_testing
 
 SCALE = """#include <hip/hip_runtime.h>
 extern "C" __global__ void scale(float* x, float a, int n) {
@@ -29,6 +32,8 @@ HIP_STREAM_NON_BLOCKING = 1
 HIP_HOST_MALLOC_PORTABLE = 1
 HIP_ERROR_OUT_OF_MEMORY = 2
 HIP_ERROR_ILLEGAL_ADDRESS = 700
+HIP_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910
+HIP_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1
 
 
 class RuntimeLog:
@@ -53,6 +58,10 @@ class RuntimeLog:
     def fail_next(self, call: str, code: int, times: int = 1) -> None:
         self.lib.modrt_hip_test_double_fail_next(call.encode(), code, times)
 
+    def param_sizes(self, kernel: str, sizes: list[int]) -> None:
+        """Launches of `kernel` log their parameters' bytes (these sizes)."""
+        self.lib.modrt_hip_test_double_param_sizes(kernel.encode(), (ctypes.c_size_t * len(sizes))(*sizes), len(sizes))
+
 
 @pytest.fixture(scope="module")
 def dev() -> modrt.Device:
@@ -66,6 +75,7 @@ def dev() -> modrt.Device:
 def mod(dev: modrt.Device) -> modrt.Module:
     m = modrt.compile(SCALE, modrt.target.detect_target_from_device(dev), [SIGNATURE])
     assert not m.is_fallback
+    RuntimeLog().param_sizes("scale", [8, 4, 4])
     return m
 
 
@@ -91,7 +101,7 @@ def test_a_stream_is_a_non_blocking_hip_stream(dev, log):
     assert created["flags"] == HIP_STREAM_NON_BLOCKING
     assert s.native and dev.default_stream.native
     assert s.implementation.startswith("native: a HIP stream (hipStreamNonBlocking)")
-    assert "graphs replayed from the core's list" in s.implementation
+    assert "graphs recorded by the backend, rebound replays re-recorded" in s.implementation
 
 
 def test_launches_go_to_the_current_streams_handle(dev, mod, log):
@@ -106,6 +116,27 @@ def test_launches_go_to_the_current_streams_handle(dev, mod, log):
     assert launches[0]["grid"] == [4, 1, 1] and launches[0]["block"] == [64, 1, 1]
     s.synchronize(timeout=30)
     assert {"call": "hipStreamSynchronize", "stream": sid} in log.entries()
+
+
+def test_bad_arguments_and_grids_are_refused_naming_the_cause_before_the_runtime(dev, mod, log):
+    """A launch goes down once (the core packs, then calls the module's
+    launch): what packing refuses, and a grid HIP's unsigned int cannot
+    hold, never reach hipModuleLaunchKernel."""
+    x = modrt.tensor(np.ones(N, "float32"), dev)
+    with pytest.raises(TypeError, match=r"scale takes 3 arguments and 2 launch parameters .*got 2 values"):
+        mod["scale"](x, 2.0)
+    with pytest.raises(TypeError, match=r"scale: argument 1 \(float32\): .*expected float, got str"):
+        mod["scale"](x, "2", N, 4, 64)
+    with pytest.raises(
+        ValueError,
+        match=r"scale: threadIdx\.x = 4294967297 exceeds the device's limit of 4294967295 "
+        r"\(the driver's unsigned int, rocm\(0\)\)",
+    ):
+        mod["scale"](x, 2.0, N, 1, (1 << 32) + 1)
+    assert log.calls("hipModuleLaunchKernel") == []
+    mod["scale"](x, 2.0, N, 4, 64)
+    (launch,) = log.calls("hipModuleLaunchKernel")
+    assert (launch["grid"], launch["block"]) == ([4, 1, 1], [64, 1, 1])
 
 
 def test_events_time_on_the_device_and_order_streams(dev, mod, log):
@@ -204,3 +235,150 @@ def test_device_out_of_memory_is_a_memory_error(dev, log):
     log.fail_next("hipMalloc", HIP_ERROR_OUT_OF_MEMORY, times=2)  # the pool retries once
     with pytest.raises(MemoryError, match="hipErrorOutOfMemory"):
         modrt.empty((1 << 20,), "float32", dev)
+
+
+def params_of(x: modrt.Tensor, a: float = 2.0, n: int = N) -> str:
+    """The bytes of scale's parameters as the double logs them (hex, comma-separated)."""
+    return ",".join(
+        [int(x._dl().data).to_bytes(8, "little").hex(), struct.pack("<f", a).hex(), struct.pack("<i", n).hex()]
+    )
+
+
+def loaded_on_a_new_stream(
+    dev: modrt.Device, mod: modrt.Module, log: RuntimeLog
+) -> tuple[modrt.Stream, int, modrt.Tensor]:
+    """A new stream, its HIP stream's id and a tensor, with the module loaded
+    (one launch, done) so that a capture records launches only."""
+    s, sid = new_stream(dev, log)
+    x = modrt.tensor(np.ones(N, "float32"), dev)
+    mod["scale"](x, 2.0, N, 4, 64, stream=s)
+    s.synchronize(timeout=30)
+    log.reset()
+    return s, sid, x
+
+
+# HIP's calls for a stream capture of three launches.
+CAPTURE_OF_THREE = ["hipStreamBeginCapture", *["hipModuleLaunchKernel"] * 3, "hipStreamEndCapture"]
+
+
+def test_graph_capture_calls_hip_in_order(dev, mod, log):
+    s, sid, x = loaded_on_a_new_stream(dev, mod, log)
+    with s.capture() as g:
+        for _ in range(3):
+            mod["scale"](x, 2.0, N, 4, 64)
+    assert g.native and len(g) == 3
+    calls = [e["call"] for e in log.entries()]
+    assert calls == [*CAPTURE_OF_THREE, "hipGraphInstantiate", "hipGraphDestroy"], calls
+    (begin,) = log.calls("hipStreamBeginCapture")
+    assert (begin["stream"], begin["mode"]) == (sid, HIP_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+    assert all(launch["captured"] and launch["stream"] == sid for launch in log.calls("hipModuleLaunchKernel"))
+    (instantiated,) = log.calls("hipGraphInstantiate")
+
+    log.reset()
+    g.replay()
+    (launched,) = log.calls("hipGraphLaunch")
+    assert launched == {
+        "call": "hipGraphLaunch",
+        "exec": instantiated["exec"],
+        "stream": sid,
+        "kernels": ["scale"] * 3,
+        "params": [params_of(x)] * 3,
+    }
+    assert log.calls("hipModuleLaunchKernel") == []
+    s.synchronize(timeout=30)
+
+    # Rebound buffers: the launches are captured again and the executable
+    # graph's parameters updated in place (hipGraphExecUpdate), then launched;
+    # nothing runs launch by launch.
+    log.reset()
+    other = modrt.empty((N,), "float32", dev)
+    g.replay({x: other})
+    calls = [e["call"] for e in log.entries()]
+    assert calls == [*CAPTURE_OF_THREE, "hipGraphExecUpdate", "hipGraphDestroy", "hipGraphLaunch"], calls
+    assert all(launch["captured"] and launch["stream"] == sid for launch in log.calls("hipModuleLaunchKernel"))
+    (updated,) = log.calls("hipGraphExecUpdate")
+    assert updated["exec"] == instantiated["exec"] and updated["updated"]
+    (launched,) = log.calls("hipGraphLaunch")
+    assert launched["params"] == [params_of(other)] * 3
+    assert len(g) == 3  # the core's list is unchanged
+
+    # The same bindings again: no new capture. No bindings: back as captured.
+    log.reset()
+    g.replay({x: other})
+    assert [e["call"] for e in log.entries()] == ["hipGraphLaunch"]
+    log.reset()
+    g.replay()
+    assert log.calls("hipGraphExecUpdate") and log.calls("hipGraphLaunch")[0]["params"] == [params_of(x)] * 3
+    s.synchronize(timeout=30)
+
+    # A graph HIP cannot update replays the core's list instead.
+    log.reset()
+    log.fail_next("hipGraphExecUpdate", HIP_ERROR_GRAPH_EXEC_UPDATE_FAILURE)
+    g.replay({x: other})
+    assert log.calls("hipGraphLaunch") == []
+    launches = [launch for launch in log.calls("hipModuleLaunchKernel") if not launch["captured"]]
+    assert len(launches) == 3 and all(launch["stream"] == sid for launch in launches)
+    assert all(launch["params"] == params_of(other) for launch in launches)
+    s.synchronize(timeout=30)
+
+    log.reset()
+    del g
+    dev.sync(timeout=30)
+    assert [e["exec"] for e in log.calls("hipGraphExecDestroy")] == [instantiated["exec"]]
+
+
+def test_a_launch_refused_in_a_capture_ends_the_capture_and_keeps_the_stream(dev, mod, log):
+    s, sid, x = loaded_on_a_new_stream(dev, mod, log)
+    log.fail_next("hipModuleLaunchKernel", HIP_ERROR_ILLEGAL_ADDRESS)
+    with pytest.raises(RuntimeError, match="hipModuleLaunchKernel of scale"):
+        with s.capture() as g:
+            mod["scale"](x, 2.0, N, 4, 64)
+    # HIP's capture was ended (the stream is not left capturing) and its
+    # graph dropped: the graph is the core's list, and the stream works.
+    assert len(log.calls("hipStreamEndCapture")) == 1
+    assert not g.native
+    log.reset()
+    mod["scale"](x, 2.0, N, 4, 64, stream=s)
+    (launch,) = log.calls("hipModuleLaunchKernel")
+    assert launch["stream"] == sid and not launch["captured"]
+    s.synchronize(timeout=30)
+
+
+def test_the_null_stream_is_not_captured_natively(dev, mod, log):
+    x = modrt.tensor(np.ones(N, "float32"), dev)
+    with dev.default_stream.capture() as g:
+        mod["scale"](x, 2.0, N, 4, 64)
+    # HIP's null stream cannot be captured: the core keeps its list.
+    assert not g.native and len(g) == 1
+    assert log.calls("hipStreamBeginCapture") == [] and log.calls("hipModuleLaunchKernel") == []
+    g.replay()
+    (launch,) = log.calls("hipModuleLaunchKernel")
+    assert launch["stream"] is None and not launch["captured"]
+
+
+# A HIP runtime without the graph entry points: every other part of the
+# device works, and graphs are the core's list, replayed launch by launch.
+WITHOUT_GRAPHS = """
+import sys
+import numpy as np, modrt
+dev = modrt.device("rocm", 0)
+assert dev.exist, dev.unavailable_reason
+with open(sys.argv[1], "rb") as f:
+    mod = modrt.load_module_from_bytes("rocm", f.read())
+s = modrt.Stream(dev)
+x = modrt.tensor(np.ones(256, "float32"), dev)
+with s.capture() as g:
+    mod["scale"](x, 2.0, 256, 4, 64)
+g.replay()
+s.synchronize(timeout=30)
+print(g.native, len(g))
+"""
+
+
+def test_a_hip_runtime_without_graphs_replays_the_core_list(mod, tmp_path):
+    saved = tmp_path / "scale.rocm"
+    saved.write_bytes(mod.save_to_bytes())
+    library = os.path.abspath(os.environ["MODRT_HIP_DOUBLE_WITHOUT_GRAPHS"])
+    proc = modrt_testing.run_python(WITHOUT_GRAPHS, env={"MODRT_ROCM_DRIVER_LIBRARY": library}, args=[str(saved)])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "1"]

@@ -54,98 +54,25 @@ EXPORT int cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src, 
                    reinterpret_cast<const void*>(src), bytes, stream, nullptr);
 }
 
-// --- graphs by stream capture ---
+// --- graphs by stream capture (driver_test_double.h) ---
 
 EXPORT int cuStreamBeginCapture_v2(void* stream, int mode) {
-  auto* s = static_cast<Stream*>(stream);
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuStreamBeginCapture\", \"stream\": " + StreamId(stream) +
-              ", \"mode\": " + std::to_string(mode) + "}\n";
-  if (s == nullptr) return kCaptureUnsupported;  // the legacy stream cannot be captured
-  if (s->capture != nullptr) return kInvalidValue;
-  s->capture = std::make_unique<Graph>();
-  s->capture->id = next_id++;
-  return kSuccess;
+  return BeginCapture("cuStreamBeginCapture", stream, mode);
 }
-
 EXPORT int cuStreamEndCapture(void* stream, void** graph) {
-  auto* s = static_cast<Stream*>(stream);
-  std::lock_guard lock(mu);
-  if (s == nullptr || s->capture == nullptr) return kInvalidValue;
-  std::unique_ptr<Graph> g = std::move(s->capture);
-  log_text += "{\"call\": \"cuStreamEndCapture\", \"stream\": " + StreamId(stream) +
-              ", \"graph\": " + std::to_string(g->id) +
-              ", \"launches\": " + std::to_string(g->launches.size()) + "}\n";
-  if (int code = InjectedLocked("cuStreamEndCapture")) return code;
-  *graph = g.release();
-  return kSuccess;
+  return EndCapture("cuStreamEndCapture", stream, graph);
 }
-
 EXPORT int cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long) {
-  auto* g = static_cast<Graph*>(graph);
-  if (g == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  auto e = std::make_unique<Graph>(*g);
-  e->id = next_id++;
-  log_text += "{\"call\": \"cuGraphInstantiateWithFlags\", \"graph\": " + std::to_string(g->id) +
-              ", \"exec\": " + std::to_string(e->id) + "}\n";
-  *exec = e.release();
-  return kSuccess;
+  return GraphInstantiate("cuGraphInstantiateWithFlags", exec, graph);
 }
-
 EXPORT int cuGraphLaunch(void* exec, void* stream) {
-  auto* e = static_cast<Graph*>(exec);
-  if (e == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  if (int code = InjectedLocked("cuGraphLaunch")) return code;
-  clock_ms += static_cast<double>(e->launches.size());
-  std::string kernels, params;
-  for (const Launch& l : e->launches) {
-    kernels += (kernels.empty() ? "" : ", ") + Quote(l.kernel);
-    params += (params.empty() ? "" : ", ") + Quote(l.params);
-  }
-  log_text += "{\"call\": \"cuGraphLaunch\", \"exec\": " + std::to_string(e->id) +
-              ", \"stream\": " + StreamId(stream) + ", \"kernels\": [" + kernels +
-              "], \"params\": [" + params + "]}\n";
-  return kSuccess;
+  return GraphLaunch("cuGraphLaunch", exec, stream);
 }
-
-EXPORT int cuGraphExecDestroy(void* exec) {
-  if (exec == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuGraphExecDestroy\", \"exec\": " +
-              std::to_string(static_cast<Graph*>(exec)->id) + "}\n";
-  delete static_cast<Graph*>(exec);
-  return kSuccess;
-}
-
-EXPORT int cuGraphDestroy(void* graph) {
-  if (graph == nullptr) return kInvalidHandle;
-  std::lock_guard lock(mu);
-  log_text += "{\"call\": \"cuGraphDestroy\", \"graph\": " +
-              std::to_string(static_cast<Graph*>(graph)->id) + "}\n";
-  delete static_cast<Graph*>(graph);
-  return kSuccess;
-}
-
-// The executable graph takes the captured graph's launch parameters when
-// the two have the same kernels in the same order.
+EXPORT int cuGraphExecDestroy(void* exec) { return GraphExecDestroy("cuGraphExecDestroy", exec); }
+EXPORT int cuGraphDestroy(void* graph) { return GraphDestroy("cuGraphDestroy", graph); }
 EXPORT int cuGraphExecUpdate_v2(void* exec, void* graph, void* result_info) {
-  auto* e = static_cast<Graph*>(exec);
-  auto* g = static_cast<Graph*>(graph);
-  if (e == nullptr || g == nullptr || result_info == nullptr) return kInvalidValue;
-  std::lock_guard lock(mu);
-  if (int code = InjectedLocked("cuGraphExecUpdate")) return code;
-  bool same = e->launches.size() == g->launches.size();
-  for (size_t i = 0; same && i < e->launches.size(); ++i) {
-    same = e->launches[i].kernel == g->launches[i].kernel;
-  }
-  log_text += "{\"call\": \"cuGraphExecUpdate\", \"exec\": " + std::to_string(e->id) +
-              ", \"graph\": " + std::to_string(g->id) +
-              ", \"updated\": " + (same ? "true" : "false") + "}\n";
-  if (!same) return kGraphExecUpdateFailure;
-  e->launches = g->launches;
-  return kSuccess;
+  if (result_info == nullptr) return kInvalidValue;
+  return GraphExecUpdate("cuGraphExecUpdate", exec, graph);
 }
 
 // --- page-locked host memory ---

@@ -215,4 +215,97 @@ bool NoteLaunchLocked(void* stream, const std::string& kernel, const std::string
   return false;
 }
 
+// --- graphs by stream capture ---
+
+int BeginCapture(const char* call, void* stream, int mode) {
+  auto* s = static_cast<Stream*>(stream);
+  std::lock_guard lock(mu);
+  log_text += std::string("{\"call\": \"") + call + "\", \"stream\": " + StreamId(stream) +
+              ", \"mode\": " + std::to_string(mode) + "}\n";
+  if (s == nullptr) return kCaptureUnsupported;  // the NULL stream cannot be captured
+  if (s->capture != nullptr) return kInvalidValue;
+  s->capture = std::make_unique<Graph>();
+  s->capture->id = next_id++;
+  return kSuccess;
+}
+
+int EndCapture(const char* call, void* stream, void** graph) {
+  auto* s = static_cast<Stream*>(stream);
+  std::lock_guard lock(mu);
+  if (s == nullptr || s->capture == nullptr) return kInvalidValue;
+  std::unique_ptr<Graph> g = std::move(s->capture);
+  log_text += std::string("{\"call\": \"") + call + "\", \"stream\": " + StreamId(stream) +
+              ", \"graph\": " + std::to_string(g->id) +
+              ", \"launches\": " + std::to_string(g->launches.size()) + "}\n";
+  if (int code = InjectedLocked(call)) return code;
+  *graph = g.release();
+  return kSuccess;
+}
+
+int GraphInstantiate(const char* call, void** exec, void* graph) {
+  auto* g = static_cast<Graph*>(graph);
+  if (g == nullptr) return kInvalidHandle;
+  std::lock_guard lock(mu);
+  if (int code = InjectedLocked(call)) return code;
+  auto e = std::make_unique<Graph>(*g);
+  e->id = next_id++;
+  log_text += std::string("{\"call\": \"") + call + "\", \"graph\": " + std::to_string(g->id) +
+              ", \"exec\": " + std::to_string(e->id) + "}\n";
+  *exec = e.release();
+  return kSuccess;
+}
+
+int GraphLaunch(const char* call, void* exec, void* stream) {
+  auto* e = static_cast<Graph*>(exec);
+  if (e == nullptr) return kInvalidHandle;
+  std::lock_guard lock(mu);
+  if (int code = InjectedLocked(call)) return code;
+  clock_ms += static_cast<double>(e->launches.size());
+  std::string kernels, params;
+  for (const Launch& l : e->launches) {
+    kernels += (kernels.empty() ? "" : ", ") + Quote(l.kernel);
+    params += (params.empty() ? "" : ", ") + Quote(l.params);
+  }
+  log_text += std::string("{\"call\": \"") + call + "\", \"exec\": " + std::to_string(e->id) +
+              ", \"stream\": " + StreamId(stream) + ", \"kernels\": [" + kernels +
+              "], \"params\": [" + params + "]}\n";
+  return kSuccess;
+}
+
+int GraphExecDestroy(const char* call, void* exec) {
+  if (exec == nullptr) return kInvalidHandle;
+  std::lock_guard lock(mu);
+  log_text += std::string("{\"call\": \"") + call +
+              "\", \"exec\": " + std::to_string(static_cast<Graph*>(exec)->id) + "}\n";
+  delete static_cast<Graph*>(exec);
+  return kSuccess;
+}
+
+int GraphDestroy(const char* call, void* graph) {
+  if (graph == nullptr) return kInvalidHandle;
+  std::lock_guard lock(mu);
+  log_text += std::string("{\"call\": \"") + call +
+              "\", \"graph\": " + std::to_string(static_cast<Graph*>(graph)->id) + "}\n";
+  delete static_cast<Graph*>(graph);
+  return kSuccess;
+}
+
+int GraphExecUpdate(const char* call, void* exec, void* graph) {
+  auto* e = static_cast<Graph*>(exec);
+  auto* g = static_cast<Graph*>(graph);
+  if (e == nullptr || g == nullptr) return kInvalidValue;
+  std::lock_guard lock(mu);
+  if (int code = InjectedLocked(call)) return code;
+  bool same = e->launches.size() == g->launches.size();
+  for (size_t i = 0; same && i < e->launches.size(); ++i) {
+    same = e->launches[i].kernel == g->launches[i].kernel;
+  }
+  log_text += std::string("{\"call\": \"") + call + "\", \"exec\": " + std::to_string(e->id) +
+              ", \"graph\": " + std::to_string(g->id) +
+              ", \"updated\": " + (same ? "true" : "false") + "}\n";
+  if (!same) return kGraphExecUpdateFailure;
+  e->launches = g->launches;
+  return kSuccess;
+}
+
 }  // namespace driver_double

@@ -103,6 +103,20 @@ int HostFree(const char* call, void* ptr);
 // when captured. Under mu.
 bool NoteLaunchLocked(void* stream, const std::string& kernel, const std::string& params);
 
+// Graphs by stream capture, each logged under `call` ("cuStreamBeginCapture",
+// "hipStreamBeginCapture", ...). A graph and an executable graph are both a
+// Graph (its launches); the NULL stream cannot be captured; launching an
+// executable graph advances the clock by its launches and logs their kernels
+// and parameters; an update takes the captured graph's parameters when both
+// have the same kernels in the same order (kGraphExecUpdateFailure otherwise).
+int BeginCapture(const char* call, void* stream, int mode);
+int EndCapture(const char* call, void* stream, void** graph);
+int GraphInstantiate(const char* call, void** exec, void* graph);
+int GraphLaunch(const char* call, void* exec, void* stream);
+int GraphExecDestroy(const char* call, void* exec);
+int GraphDestroy(const char* call, void* graph);
+int GraphExecUpdate(const char* call, void* exec, void* graph);
+
 }  // namespace driver_double
 
 #endif  // MODRT_BACKENDS_CUDA_TESTING_DRIVER_TEST_DOUBLE_H_

@@ -4,13 +4,16 @@
 // It exports the entry points libmodrt_runtime_rocm.so resolves, gives one
 // fake gfx90a device, keeps "device" memory in host memory (copies
 // round-trip, async ones done at once), runs no kernel, and logs every module
-// load, launch (grid, block, shared memory, stream), stream, event, async copy
-// and page-locked allocation as JSON lines that a test reads back through
-// modrt_hip_test_double_log(). Streams, events, copies and page-locked memory
-// are the CUDA double's (backends/cuda/testing/driver_test_double.h): the
-// same fake clock (1 ms per launch) and the same injected failures
-// (modrt_hip_test_double_fail_next(call, code, times)). HIP's status codes
-// are CUDA's numbers for every one used here.
+// load, launch (grid, block, shared memory, stream, and the parameters' bytes
+// where a test declared their sizes), stream, event, async copy, page-locked
+// allocation and graph call as JSON lines that a test reads back through
+// modrt_hip_test_double_log(). Streams, events, copies, page-locked memory
+// and graphs by stream capture are the CUDA double's
+// (backends/cuda/testing/driver_test_double.h): the same fake clock (1 ms per
+// launch) and the same injected failures (modrt_hip_test_double_fail_next(
+// call, code, times)). HIP's status codes are CUDA's numbers for every one
+// used here. Built with MODRT_HIP_DOUBLE_WITHOUT_GRAPHS, it is a HIP runtime
+// that lacks the graph entry points.
 //
 // The runtime uses it only when MODRT_ROCM_DRIVER_LIBRARY names it.
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "backends/cuda/testing/driver_test_double.h"
 
@@ -42,6 +46,11 @@ constexpr size_t kPropsGcnArchNameOffset = 1160;
 struct Function {
   std::string name;
 };
+
+// Each kernel's parameter sizes, as a test declares them
+// (modrt_hip_test_double_param_sizes): a launch then logs its parameters'
+// bytes as the CUDA double does. Guarded by mu.
+std::map<std::string, std::vector<size_t>> param_sizes;
 
 struct Module {
   std::string image;  // the code object (or offload bundle) as loaded
@@ -96,6 +105,11 @@ EXPORT void modrt_hip_test_double_reset() { Reset(); }
 // The next `times` calls of the entry point `call` return `code`.
 EXPORT void modrt_hip_test_double_fail_next(const char* call, int code, int times) {
   FailNext(call, code, times);
+}
+// Kernel `name` takes `count` parameters of these sizes in bytes.
+EXPORT void modrt_hip_test_double_param_sizes(const char* name, const size_t* sizes, int count) {
+  std::lock_guard lock(mu);
+  param_sizes[name].assign(sizes, sizes + count);
 }
 
 EXPORT int hipInit(unsigned int) { return kSuccess; }
@@ -188,20 +202,25 @@ EXPORT int hipModuleGetFunction(void** function, void* module, const char* name)
 }
 EXPORT int hipModuleLaunchKernel(void* function, unsigned int gx, unsigned int gy, unsigned int gz,
                                  unsigned int bx, unsigned int by, unsigned int bz,
-                                 unsigned int shared, void* stream, void**, void** extra) {
+                                 unsigned int shared, void* stream, void** params, void** extra) {
   auto* f = static_cast<Function*>(function);
   if (f == nullptr) return kInvalidHandle;
   if (bx * by * bz > 1024) return kInvalidValue;
   std::lock_guard lock(mu);
   if (int code = InjectedLocked("hipModuleLaunchKernel")) return code;
-  const bool captured = NoteLaunchLocked(stream, f->name, "");
+  std::string hex;
+  auto sizes = param_sizes.find(f->name);
+  for (size_t i = 0; sizes != param_sizes.end() && i < sizes->second.size(); ++i) {
+    hex += (i ? "," : "") + Hex(params[i], sizes->second[i]);
+  }
+  const bool captured = NoteLaunchLocked(stream, f->name, hex);
   log_text += "{\"call\": \"hipModuleLaunchKernel\", \"kernel\": " + Quote(f->name) +
               ", \"grid\": [" + std::to_string(gx) + ", " + std::to_string(gy) + ", " +
               std::to_string(gz) + "], \"block\": [" + std::to_string(bx) + ", " +
               std::to_string(by) + ", " + std::to_string(bz) +
               "], \"shared\": " + std::to_string(shared) + ", \"stream\": " + StreamId(stream) +
               ", \"captured\": " + (captured ? "true" : "false") +
-              ", \"extra\": " + (extra ? "true" : "null") + "}\n";
+              ", \"extra\": " + (extra ? "true" : "null") + ", \"params\": " + Quote(hex) + "}\n";
   return kSuccess;
 }
 
@@ -216,6 +235,9 @@ EXPORT const char* hipGetErrorName(int code) {
     case kNotFound: return "hipErrorNotFound";
     case kNotReady: return "hipErrorNotReady";
     case kIllegalAddress: return "hipErrorIllegalAddress";
+    case kCaptureUnsupported: return "hipErrorStreamCaptureUnsupported";
+    case kCaptureInvalidated: return "hipErrorStreamCaptureInvalidated";
+    case kGraphExecUpdateFailure: return "hipErrorGraphExecUpdateFailure";
     default: return "hipErrorUnknown";
   }
 }
@@ -262,5 +284,32 @@ EXPORT int hipHostMalloc(void** ptr, size_t bytes, unsigned int flags) {
   return HostAlloc("hipHostMalloc", ptr, bytes, flags);
 }
 EXPORT int hipHostFree(void* ptr) { return HostFree("hipHostFree", ptr); }
+
+#ifndef MODRT_HIP_DOUBLE_WITHOUT_GRAPHS
+// --- graphs by stream capture (driver_test_double.h) ---
+
+EXPORT int hipStreamBeginCapture(void* stream, int mode) {
+  return BeginCapture("hipStreamBeginCapture", stream, mode);
+}
+EXPORT int hipStreamEndCapture(void* stream, void** graph) {
+  return EndCapture("hipStreamEndCapture", stream, graph);
+}
+// hipGraphInstantiate(exec, graph, error node, log buffer, log size)
+EXPORT int hipGraphInstantiate(void** exec, void* graph, void**, char*, size_t) {
+  return GraphInstantiate("hipGraphInstantiate", exec, graph);
+}
+EXPORT int hipGraphLaunch(void* exec, void* stream) {
+  return GraphLaunch("hipGraphLaunch", exec, stream);
+}
+EXPORT int hipGraphExecDestroy(void* exec) { return GraphExecDestroy("hipGraphExecDestroy", exec); }
+EXPORT int hipGraphDestroy(void* graph) { return GraphDestroy("hipGraphDestroy", graph); }
+// hipGraphExecUpdate(exec, graph, error node out, update result out)
+EXPORT int hipGraphExecUpdate(void* exec, void* graph, void** error_node, int* result) {
+  if (error_node == nullptr || result == nullptr) return kInvalidValue;
+  const int status = GraphExecUpdate("hipGraphExecUpdate", exec, graph);
+  *result = status == kSuccess ? 0 : 1;  // hipGraphExecUpdateSuccess / ...Error
+  return status;
+}
+#endif  // MODRT_HIP_DOUBLE_WITHOUT_GRAPHS
 
 }  // extern "C"

@@ -8,13 +8,16 @@
 #include <dlfcn.h>
 
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "modrt/plugin/launch_limits.h"
 #include "modrt/plugin/plugin.h"
 
 namespace modrt {
@@ -146,8 +149,9 @@ class DriverDeviceAPI : public DeviceAPI {
 // ------------------------------------------------------------------------
 // Drivers whose devices are indices 0..count-1, whose memory is addressed by
 // device pointers and which keep a current device per thread: the CUDA driver
-// API and HIP. Their runtimes differ only in the API they call; the device
-// API, the per-device module cache and the launch are written once here.
+// API and HIP. Their runtimes differ only in the API they call; the
+// per-device module cache and the launch are written once here, the device
+// API in indexed_device.h.
 //
 // `Driver` is the runtime's LazyDriverState, with (each throws an Error
 // naming what failed, except where noexcept):
@@ -155,65 +159,22 @@ class DriverDeviceAPI : public DeviceAPI {
 //   using ModuleHandle = ...; using FunctionHandle = ...;
 //   void Activate(int id);                  device `id` current on this thread
 //   void ActivateQuietly(int id) noexcept;  the same, for destructors
-//   void* Malloc(size_t nbytes);
-//   void FreeQuietly(void* ptr) noexcept;
-//   void CopyIn(void* device_dst, const void* host_src, size_t nbytes);
-//   void CopyOut(void* host_dst, const void* device_src, size_t nbytes);
-//   void Synchronize();
-//   void Attr(int id, std::string_view name, Ret* ret);  ret unset when unknown
 //   void UnloadQuietly(ModuleHandle module) noexcept;
 //   void Launch(FunctionHandle f, const LaunchConfig& c, void** params, const std::string& name);
 
 // Calls a driver's launch entry point (cuLaunchKernel, hipModuleLaunchKernel:
 // function, grid x y z, block x y z, dynamic shared bytes, stream, kernel
-// parameters, extra) on the default stream.
+// parameters, extra) on `stream`. IndexedModule has checked that grid and
+// block fit in unsigned int.
 template <typename Status, typename Function, typename Stream>
-Status LaunchOnDefaultStream(Status (*launch)(Function, unsigned, unsigned, unsigned, unsigned,
-                                              unsigned, unsigned, unsigned, Stream, void**, void**),
-                             Function function, const LaunchConfig& c, void** params) {
+Status CallLaunch(Status (*launch)(Function, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                   unsigned, unsigned, Stream, void**, void**),
+                  Function function, const LaunchConfig& c, Stream stream, void** params) {
   return launch(function, static_cast<unsigned>(c.grid[0]), static_cast<unsigned>(c.grid[1]),
                 static_cast<unsigned>(c.grid[2]), static_cast<unsigned>(c.block[0]),
                 static_cast<unsigned>(c.block[1]), static_cast<unsigned>(c.block[2]),
-                static_cast<unsigned>(c.dyn_shared_bytes), nullptr, params, nullptr);
+                static_cast<unsigned>(c.dyn_shared_bytes), stream, params, nullptr);
 }
-
-// The device API of an indexed driver.
-template <typename Driver>
-class IndexedDeviceAPI final : public DriverDeviceAPI<Driver> {
- public:
-  void GetAttr(int id, std::string_view name, Ret* ret) override {
-    Driver::Get().Attr(id, name, ret);
-  }
-  void* Alloc(int id, size_t nbytes) override {
-    Driver& driver = Driver::Get();
-    driver.Activate(id);
-    return driver.Malloc(nbytes);
-  }
-  // Runs from tensor destructors: never throws. The memory was allocated on
-  // this device, so the device is usable.
-  void Free(int id, void* ptr) override {
-    Driver& driver = Driver::Get();
-    driver.ActivateQuietly(id);
-    driver.FreeQuietly(ptr);
-  }
-  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Driver& driver = Driver::Get();
-    driver.Activate(t->device.device_id);
-    driver.CopyIn(static_cast<char*>(t->data) + t->byte_offset, src, nbytes);
-  }
-  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Driver& driver = Driver::Get();
-    driver.Activate(t->device.device_id);
-    driver.CopyOut(dst, static_cast<const char*>(t->data) + t->byte_offset, nbytes);
-  }
-  void Sync(int id) override {
-    Driver& driver = Driver::Get();
-    driver.Activate(id);
-    driver.Synchronize();
-  }
-};
 
 // The integer attribute ids of an indexed driver's attribute query for the
 // attributes every such driver answers alike.
@@ -268,14 +229,18 @@ class IndexedModule : public PayloadModule {
   }
 
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(
-        name, [this](const FunctionInfo& info, size_t index, const Args& args) {
-          KernelArgs k = KernelArgs::Pack(info, args, Driver::kDeviceType);
-          Driver& driver = Driver::Get();
-          driver.Activate(k.device_id);
-          FunctionHandle function = Get(k.device_id, index, info.name, k.launch);
-          driver.Launch(function, k.launch, k.ptrs.empty() ? nullptr : k.ptrs.data(), info.name);
-        });
+    return PackedLaunchingFunction(name, Driver::kDeviceType);
+  }
+  // A launch goes down once: the core packs the arguments, then calls here.
+  bool LaunchesPacked() const override { return true; }
+  void LaunchPacked(const FunctionInfo& info, size_t index, const PackedArgs& k) override {
+    CheckFitsTheDriver(info, k.launch, k.device_id);
+    Driver& driver = Driver::Get();
+    driver.Activate(k.device_id);
+    FunctionHandle function = Get(k.device_id, index, info.name, k.launch);
+    // The driver reads the parameters through a non-const void** only.
+    void** params = k.ptrs.size() == 0 ? nullptr : const_cast<void**>(k.ptrs.data());
+    driver.Launch(function, k.launch, params, info.name);
   }
 
  protected:
@@ -286,6 +251,24 @@ class IndexedModule : public PayloadModule {
                                  const LaunchConfig& launch, Kernel* kernel) = 0;
 
  private:
+  // The driver's launch takes grid and block as unsigned int: a value over
+  // that is refused here (ValueError), never truncated into another launch.
+  // Within it, the driver checks the device's own limits.
+  static void CheckFitsTheDriver(const FunctionInfo& info, const LaunchConfig& c, int device) {
+    constexpr uint64_t kMax = std::numeric_limits<unsigned>::max();
+    for (int a = 0; a < 3; ++a) {
+      const auto check = [&](const char* axis, int64_t value) {
+        if (static_cast<uint64_t>(value) <= kMax) return;
+        Fail("ValueError",
+             LaunchLimitExceeded(info.name, StrCat(axis, "xyz"[a]), value, kMax,
+                                 "the driver's unsigned int",
+                                 StrCat(DeviceKindName(Driver::kDeviceType), "(", device, ")")));
+      };
+      check("blockIdx.", c.grid[a]);
+      check("threadIdx.", c.block[a]);
+    }
+  }
+
   FunctionHandle Get(int device, size_t index, const std::string& name,
                      const LaunchConfig& launch) {
     std::lock_guard lock(mu_);
