@@ -122,6 +122,9 @@ def test_graph_replays_with_rebound_buffers(kind, mod):
         vadd(mod, kind, a, b, c, 300)
         vadd(mod, kind, c, b, d, 300)
     assert len(g) == 2
+    assert g.native == (g.why_not_native is None)
+    if kind == "cpu":
+        assert g.why_not_native == "this backend does not record graphs itself (no graph extension)"
     s.synchronize(timeout=60)
     assert not d.numpy().any(), "a captured launch must not run while capturing"
     g.replay()

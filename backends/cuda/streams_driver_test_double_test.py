@@ -242,6 +242,7 @@ def test_a_launch_refused_in_a_capture_ends_the_capture_and_keeps_the_stream(dev
     # its graph dropped: the graph is the core's list, and the stream works.
     assert [e["call"] for e in log.calls("cuStreamEndCapture")] == ["cuStreamEndCapture"]
     assert not g.native
+    assert g.why_not_native.startswith("the backend could not record a launch of vadd: ")
     log.reset()
     mod["vadd"](a, b, c, N, 4, 64, stream=s)
     (launch,) = log.calls("cuLaunchKernel")
@@ -255,6 +256,7 @@ def test_the_default_stream_is_not_captured_natively(dev, mod, log):
         mod["vadd"](a, b, c, N, 4, 64)
     # The legacy NULL stream cannot be captured: the core keeps its list.
     assert not g.native and len(g) == 1
+    assert "default stream" in g.why_not_native and "modrt.Stream(device)" in g.why_not_native
     assert log.calls("cuStreamBeginCapture") == [] and log.calls("cuLaunchKernel") == []
     g.replay()
     (launch,) = log.calls("cuLaunchKernel")

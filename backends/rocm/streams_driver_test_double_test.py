@@ -337,6 +337,7 @@ def test_a_launch_refused_in_a_capture_ends_the_capture_and_keeps_the_stream(dev
     # graph dropped: the graph is the core's list, and the stream works.
     assert len(log.calls("hipStreamEndCapture")) == 1
     assert not g.native
+    assert g.why_not_native.startswith("the backend could not record a launch of scale: ")
     log.reset()
     mod["scale"](x, 2.0, N, 4, 64, stream=s)
     (launch,) = log.calls("hipModuleLaunchKernel")
@@ -350,6 +351,7 @@ def test_the_null_stream_is_not_captured_natively(dev, mod, log):
         mod["scale"](x, 2.0, N, 4, 64)
     # HIP's null stream cannot be captured: the core keeps its list.
     assert not g.native and len(g) == 1
+    assert "default stream" in g.why_not_native and "modrt.Stream(device)" in g.why_not_native
     assert log.calls("hipStreamBeginCapture") == [] and log.calls("hipModuleLaunchKernel") == []
     g.replay()
     (launch,) = log.calls("hipModuleLaunchKernel")
@@ -372,6 +374,7 @@ with s.capture() as g:
 g.replay()
 s.synchronize(timeout=30)
 print(g.native, len(g))
+print(g.why_not_native)
 """
 
 
@@ -381,4 +384,6 @@ def test_a_hip_runtime_without_graphs_replays_the_core_list(mod, tmp_path):
     library = os.path.abspath(os.environ["MODRT_HIP_DOUBLE_WITHOUT_GRAPHS"])
     proc = modrt_testing.run_python(WITHOUT_GRAPHS, env={"MODRT_ROCM_DRIVER_LIBRARY": library}, args=[str(saved)])
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["False", "1"]
+    counts, why = proc.stdout.splitlines()
+    assert counts == "False 1"
+    assert why.startswith("the backend could not capture on this stream: ") and "lacks hip" in why

@@ -261,10 +261,15 @@ class GraphObj final : public Object {
   // launches recorded here also reach the plugin, which records them.
   void BeginNative(StreamState& stream);
   bool capturing_natively() const { return native_capture_ != nullptr; }
-  // A launch failed while capturing natively: the native graph is dropped.
-  void AbandonNative() { native_failed_ = true; }
+  // A launch failed while capturing natively (`why`): the native graph is dropped.
+  void AbandonNative(std::string why) {
+    native_failed_ = true;
+    why_not_native_ = std::move(why);
+  }
   void EndNative();
   bool native() const { return native_graph_ != nullptr; }
+  // Why the backend did not record this graph ("" when it did).
+  const std::string& why_not_native() const { return why_not_native_; }
   // Replays every launch on `stream`; `bindings` (captured tensor, its
   // replacement) pairs rebind buffers for this replay.
   using Bindings = std::vector<std::pair<Object*, Object*>>;
@@ -290,6 +295,7 @@ class GraphObj final : public Object {
   bool native_failed_ = false;
   bool rerecording_ = false;  // Rerecord runs: launches are not added to the list
   std::shared_ptr<NativeGraph> native_graph_;
+  std::string why_not_native_;
   // The bindings the native graph was last recorded with (none: as captured).
   std::vector<std::pair<Ref<Object>, Ref<Object>>> native_bindings_;
 };

@@ -38,10 +38,16 @@ void GraphObj::Record(const FunctionObj* function, const FunctionInfo* info, con
 
 void GraphObj::BeginNative(StreamState& stream) {
   const NativeQueues* q = stream.native();
-  if (q == nullptr || q->graphs == nullptr) return;
+  if (q == nullptr || q->graphs == nullptr) {
+    why_not_native_ = "this backend does not record graphs itself (no graph extension)";
+    return;
+  }
   // A backend that cannot capture on this stream leaves the recording to the
-  // core's list (Graph.native says which).
-  if (q->graphs->graph_begin(q->self, device_.device_id, stream.native_stream()) != 0) return;
+  // core's list (Graph.native says which, Graph.why_not_native why).
+  if (q->graphs->graph_begin(q->self, device_.device_id, stream.native_stream()) != 0) {
+    why_not_native_ = StrCat("the backend could not capture on this stream: ", LastErrorMessage());
+    return;
+  }
   native_capture_ = &stream;
 }
 
@@ -52,7 +58,14 @@ void GraphObj::EndNative() {
   void* handle = nullptr;
   const int status =
       q->graphs->graph_end(q->self, device_.device_id, stream->native_stream(), &handle);
-  if (status != 0 || handle == nullptr) return;  // abandoned: the list replays
+  if (status != 0 || handle == nullptr) {  // abandoned: the list replays
+    if (why_not_native_.empty()) {
+      why_not_native_ = status != 0 ? StrCat("the backend could not end its capture: ",
+                                             LastErrorMessage())
+                                    : "the backend recorded no graph";
+    }
+    return;
+  }
   native_graph_ = std::make_shared<NativeGraph>(q, device_.device_id, handle);
   if (native_failed_) native_graph_.reset();
 }
@@ -188,6 +201,11 @@ MODRT_STATIC_INIT([] {
     a.ExpectCount(1, "graph.size");
     r->SetInt(
         static_cast<int64_t>(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->size()));
+  });
+  // Why the backend did not record the graph ("" when it did).
+  RegisterGlobal("graph.why_not_native", [](const Args& a, Ret* r) {
+    a.ExpectCount(1, "graph.why_not_native");
+    r->SetStr(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->why_not_native());
   });
   // 1 when the backend recorded the graph (a replay without rebound buffers launches it).
   RegisterGlobal("graph.native", [](const Args& a, Ret* r) {

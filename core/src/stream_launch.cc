@@ -160,8 +160,12 @@ Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info
         // The plugin records this launch into its graph (it does not run).
         try {
           inner->Call(args.values(), args.size(), ret);
+        } catch (const Error& e) {
+          g->AbandonNative(StrCat("the backend could not record a launch of ", info->name, ": ",
+                                  e.what()));
+          throw;
         } catch (...) {
-          g->AbandonNative();
+          g->AbandonNative(StrCat("the backend could not record a launch of ", info->name));
           throw;
         }
       }

@@ -235,6 +235,13 @@ class Graph:
         the core's list of launches one by one."""
         return bool(call("graph.native", self._obj))
 
+    @property
+    def why_not_native(self) -> str | None:
+        """Why the backend did not record the launches itself (no graph
+        extension, a stream it cannot capture on, a launch it could not
+        record), in the backend's words; None when `native` is True."""
+        return call("graph.why_not_native", self._obj) or None
+
     def replay(self, bindings: dict[Tensor, Tensor] | None = None, *, stream: Stream | None = None) -> None:
         """Runs the recorded launches again, in order, on `stream` (default:
         the stream it was captured on). `bindings` maps captured tensors to

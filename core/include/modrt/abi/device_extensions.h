@@ -112,7 +112,8 @@ typedef struct {
  * Vulkan command buffer, an OpenCL command buffer, ...); graph_launch
  * submits the whole graph to a stream. The core keeps its own recorded list
  * beside it: a replay that rebinds buffers replays that list (launch by
- * launch, on the stream's native queue). graph_begin may fail (a stream the
+ * launch, on the stream's native queue) unless graph_update, appended below,
+ * re-records the graph. graph_begin may fail (a stream the
  * API cannot capture on): the core then records the list only. The core
  * destroys a graph only after every launch of it completed. */
 typedef struct {
