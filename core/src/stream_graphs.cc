@@ -60,9 +60,9 @@ void GraphObj::EndNative() {
       q->graphs->graph_end(q->self, device_.device_id, stream->native_stream(), &handle);
   if (status != 0 || handle == nullptr) {  // abandoned: the list replays
     if (why_not_native_.empty()) {
-      why_not_native_ = status != 0 ? StrCat("the backend could not end its capture: ",
-                                             LastErrorMessage())
-                                    : "the backend recorded no graph";
+      why_not_native_ = status != 0
+                            ? StrCat("the backend could not end its capture: ", LastErrorMessage())
+                            : "the backend recorded no graph";
     }
     return;
   }

@@ -161,8 +161,8 @@ Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info
         try {
           inner->Call(args.values(), args.size(), ret);
         } catch (const Error& e) {
-          g->AbandonNative(StrCat("the backend could not record a launch of ", info->name, ": ",
-                                  e.what()));
+          g->AbandonNative(
+              StrCat("the backend could not record a launch of ", info->name, ": ", e.what()));
           throw;
         } catch (...) {
           g->AbandonNative(StrCat("the backend could not record a launch of ", info->name));
