@@ -87,11 +87,12 @@ def tinygrad_cl_launch() -> Run:
     return _tinygrad_launch("CL")
 
 
-def _tinygrad_mlp_step(device: str) -> Run:
-    """A jitted SGD step of a 2-layer MLP (64 -> 128 -> 10, batch 32)."""
+def captured_mlp_step(device: str):  # type: ignore[no-untyped-def]
+    """A jitted SGD step of a 2-layer MLP (64 -> 128 -> 10, batch 32), captured:
+    (the TinyJit, its arguments)."""
     import numpy as np
 
-    tinygrad = _tinygrad(device)
+    _tinygrad(device)
     from tinygrad import Tensor, TinyJit, nn
     from tinygrad.helpers import Context
 
@@ -111,19 +112,37 @@ def _tinygrad_mlp_step(device: str) -> Run:
     rng = np.random.default_rng(0)
     x = Tensor(rng.standard_normal((32, 64)).astype("float32"), device=device)
     y = Tensor(rng.integers(0, 10, 32).astype("int32"), device=device)
-    for _ in range(3):  # the JIT captures on its second call
-        step(x, y)
+    return _captured(step, (x, y), device)
+
+
+def _captured(jit, args: tuple, device: str):  # type: ignore[no-untyped-def,type-arg]
+    """`jit` called until it has captured (its second call) and run once more: (jit, args)."""
+    import tinygrad
+
+    for _ in range(3):
+        jit(*args)
+    tinygrad.Device[device].synchronize()
+    return jit, args
+
+
+def _jitted_steps(jit, args: tuple, device: str) -> Run:  # type: ignore[no-untyped-def,type-arg]
+    """n calls of the captured `jit`, then a wait for the device."""
+    import tinygrad
+
     dev = tinygrad.Device[device]
-    dev.synchronize()
 
     def run(n: int) -> float:
         start = time.perf_counter()
         for _ in range(n):
-            step(x, y)
+            jit(*args)
         dev.synchronize()
         return time.perf_counter() - start
 
     return run
+
+
+def _tinygrad_mlp_step(device: str) -> Run:
+    return _jitted_steps(*captured_mlp_step(device), device)
 
 
 def tinygrad_modrt_mlp_step() -> Run:
@@ -134,11 +153,12 @@ def tinygrad_cl_mlp_step() -> Run:
     return _tinygrad_mlp_step("CL")
 
 
-def _tinygrad_conv_forward(device: str) -> Run:
-    """A jitted forward pass of a small conv net on 8 28x28 images."""
+def captured_conv_forward(device: str):  # type: ignore[no-untyped-def]
+    """A jitted forward pass of a small conv net on 8 28x28 images, captured:
+    (the TinyJit, its arguments)."""
     import numpy as np
 
-    tinygrad = _tinygrad(device)
+    _tinygrad(device)
     from tinygrad import Tensor, TinyJit, nn
 
     layers = [nn.Conv2d(1, 8, 3), nn.Conv2d(8, 16, 3), nn.Linear(16 * 12 * 12, 10)]
@@ -150,19 +170,11 @@ def _tinygrad_conv_forward(device: str) -> Run:
         return layers[2](h.flatten(1)).realize()
 
     x = Tensor(np.random.default_rng(0).standard_normal((8, 1, 28, 28)).astype("float32"), device=device)
-    for _ in range(3):
-        forward(x)
-    dev = tinygrad.Device[device]
-    dev.synchronize()
+    return _captured(forward, (x,), device)
 
-    def run(n: int) -> float:
-        start = time.perf_counter()
-        for _ in range(n):
-            forward(x)
-        dev.synchronize()
-        return time.perf_counter() - start
 
-    return run
+def _tinygrad_conv_forward(device: str) -> Run:
+    return _jitted_steps(*captured_conv_forward(device), device)
 
 
 def tinygrad_modrt_conv_forward() -> Run:
