@@ -1,24 +1,38 @@
 """OpenCL's native streams (plugin_api.h, ModrtStreamExtension) on PoCL: each
 modrt stream is a command queue with profiling, events are markers with
-device timestamps, copies on a stream are non-blocking enqueues. What every
-backend with native streams does alike (launches, waits, event timing,
-copies and timeouts on a stream) is tests/device_layer_test.py's; here is
-what is OpenCL's own."""
+device timestamps, copies on a stream are non-blocking enqueues. Graphs
+(ModrtGraphExtension) are the plugin's own: each captured launch a cl_kernel
+with its arguments set at capture, a replay their enqueues, a rebound replay
+re-recorded. What every backend with native streams does alike (launches,
+waits, event timing, copies and timeouts on a stream) is
+tests/device_layer_test.py's; here is what is OpenCL's own."""
 
 from __future__ import annotations
+
+import textwrap
 
 import numpy as np
 import pytest
 
 import modrt
+import modrt_testing
 
 SOURCE = """
 __kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
   int i = get_global_id(0);
   if (i < n) c[i] = a[i] + b[i];
 }
+__kernel void inc(__global float* a, int n) {
+  int i = get_global_id(0);
+  if (i < n) a[i] += 1.0f;
+}
+__kernel void spin(__global volatile int* flag) { while (flag[0] == 0) {} }
 """
-SIGNATURES = ["vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"]
+SIGNATURES = [
+    "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
+    "inc(float32*, int32; blockIdx.x, threadIdx.x)",
+    "spin(int32*; blockIdx.x, threadIdx.x)",
+]
 N = 4096
 BLOCK = 64
 GRID = N // BLOCK
@@ -31,21 +45,136 @@ def dev() -> modrt.Device:
     return d
 
 
+@pytest.fixture(scope="module")
+def mod(dev) -> modrt.Module:
+    return modrt.compile(SOURCE, "opencl", SIGNATURES)
+
+
+def inputs(dev: modrt.Device):
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal(N).astype("float32"), rng.standard_normal(N).astype("float32")
+    return x, y, modrt.tensor(x, dev), modrt.tensor(y, dev)
+
+
+def zeros(dev: modrt.Device) -> modrt.Tensor:
+    return modrt.tensor(np.zeros(N, "float32"), dev)
+
+
 def test_every_stream_is_a_native_queue(dev):
     s = modrt.Stream(dev)
     assert s.native and dev.default_stream.native
-    assert s.implementation.startswith("native:") and "replayed from the core's list" in s.implementation
+    assert s.implementation.startswith("native:")
+    assert "graphs recorded by the backend, rebound replays re-recorded" in s.implementation
 
 
-def test_graph_replays_the_core_list_on_opencl(dev):
-    mod = modrt.compile(SOURCE, "opencl", SIGNATURES)
-    rng = np.random.default_rng(7)
-    x, y = rng.standard_normal(N).astype("float32"), rng.standard_normal(N).astype("float32")
-    a, b = modrt.tensor(x, dev), modrt.tensor(y, dev)
-    c = modrt.tensor(np.zeros(N, "float32"), dev)
+def test_a_graph_is_recorded_natively_and_replays_what_numpy_computes(dev, mod):
+    x, y, a, b = inputs(dev)
+    c, d = zeros(dev), zeros(dev)
     s = modrt.Stream(dev)
     with s.capture() as g:
         mod["vadd"](a, b, c, N, GRID, BLOCK)
-    assert len(g) == 1 and not g.native  # PoCL has no cl_khr_command_buffer
+        mod["vadd"](c, b, d, N, GRID, BLOCK)  # the same kernel, other buffers
+        for _ in range(10):  # the same launch ten times
+            mod["inc"](d, N, GRID, BLOCK)
+        mod["inc"](d, N // 2, GRID, BLOCK)  # another n: the first half only
+    assert g.native and len(g) == 13
+    s.synchronize(timeout=60)
+    assert not d.numpy().any(), "a captured launch must not run while capturing"
+    expected = x + 2 * y + 10
+    expected[: N // 2] += 1
     g.replay()
-    np.testing.assert_allclose(c.numpy(stream=s), x + y, rtol=1e-6)
+    np.testing.assert_allclose(d.numpy(stream=s, timeout=60), expected, rtol=1e-5, atol=1e-5)
+    # Replays queued back to back, without a wait between them, all run.
+    mod["inc"](d, N, GRID, BLOCK, stream=s)
+    for _ in range(3):
+        g.replay()
+    np.testing.assert_allclose(d.numpy(stream=s, timeout=60), expected, rtol=1e-5, atol=1e-5)
+    # On another stream, and on the default one.
+    other = modrt.Stream(dev)
+    c.copyfrom(np.zeros(N, "float32"))
+    g.replay(stream=other)
+    other.synchronize(timeout=60)
+    np.testing.assert_allclose(d.numpy(), expected, rtol=1e-5, atol=1e-5)
+    g.replay(stream=dev.default_stream)
+    np.testing.assert_allclose(c.numpy(), x + y, rtol=1e-6)
+
+
+def test_a_graph_captures_on_the_default_stream(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = zeros(dev)
+    with dev.default_stream.capture() as g:
+        mod["vadd"](a, b, c, N, GRID, BLOCK)
+        mod["inc"](c, N, GRID, BLOCK)
+    assert g.native
+    dev.sync(timeout=60)
+    assert not c.numpy().any()
+    g.replay()
+    np.testing.assert_allclose(c.numpy(), x + y + 1, rtol=1e-5)
+
+
+def test_rebound_replays_are_re_recorded_and_stay_correct(dev, mod):
+    x, y, a, b = inputs(dev)
+    c, d = zeros(dev), zeros(dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        mod["vadd"](a, b, c, N, GRID, BLOCK)
+        mod["vadd"](c, b, d, N, GRID, BLOCK)
+    ones = modrt.tensor(np.ones(N, "float32"), dev)
+    out1, out2 = zeros(dev), zeros(dev)
+    # Each replay binds its own buffers, queued without a wait between them:
+    # a replay enqueued before a re-recording keeps the buffers it had.
+    g.replay({a: ones, d: out1})
+    g.replay({d: out2})
+    g.replay()
+    s.synchronize(timeout=60)
+    assert g.native
+    np.testing.assert_allclose(out1.numpy(), 1 + 2 * y, rtol=1e-5)
+    np.testing.assert_allclose(out2.numpy(), x + 2 * y, rtol=1e-5)
+    np.testing.assert_allclose(d.numpy(), x + 2 * y, rtol=1e-5)
+
+
+def test_a_launch_refused_while_capturing_leaves_the_list_and_the_stream_usable(dev, mod):
+    x, y, a, b = inputs(dev)
+    c = zeros(dev)
+    s = modrt.Stream(dev)
+    with pytest.raises(ValueError, match="exceeds the device.s limit"):
+        with s.capture() as g:
+            mod["vadd"](a, b, c, N, GRID, BLOCK)
+            mod["vadd"](a, b, c, N, 1, 1 << 20)  # over the device's work-item limits
+    assert not g.native  # the backend's recording was dropped
+    with s.capture() as again:
+        mod["vadd"](a, b, c, N, GRID, BLOCK)
+    assert again.native
+    again.replay()
+    np.testing.assert_allclose(c.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
+
+
+def test_a_spinning_kernel_in_a_replay_times_out_naming_the_graph():
+    # In a child: the spin never ends, and the process must still exit.
+    code = textwrap.dedent(
+        f"""
+        import numpy as np, modrt
+        dev = modrt.device("opencl")
+        mod = modrt.compile({SOURCE!r}, "opencl", {SIGNATURES!r})
+        flag = modrt.tensor(np.zeros(1, "int32"), dev)
+        s = modrt.Stream(dev)
+        with s.capture() as g:
+            mod["inc"](modrt.empty((64,), "float32", dev), 64, 1, 64)
+            mod["spin"](flag, 1, 1)
+        assert g.native
+        g.replay()
+        for wait in (lambda: s.synchronize(timeout=0.3), lambda: flag.numpy(stream=s, timeout=0.3)):
+            try:
+                wait()
+                print("RETURNED")
+            except TimeoutError as e:
+                print("TIMEOUT", e)
+        print("DONE", flush=True)
+        """
+    )
+    r = modrt_testing.run_python(code, env={"MODRT_EXIT_TIMEOUT": "1"})
+    lines = r.stdout.splitlines()
+    assert lines[-1:] == ["DONE"] and len(lines) == 3, r.stdout + r.stderr
+    for line in lines[:-1]:
+        assert line.startswith("TIMEOUT") and "graph of 2 launches from inc (grid [1, 1, 1], block [64, 1, 1])" in line
+    assert r.returncode == 1 and "exiting with work still pending" in r.stderr, r.stderr

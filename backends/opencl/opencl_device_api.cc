@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "modrt/plugin/plugin.h"
 #include "opencl_driver.h"
+#include "opencl_graphs.h"
 
 namespace modrt {
 namespace opencl {
@@ -16,8 +18,10 @@ namespace {
 
 // Native streams (plugin_api.h, ModrtStreamExtension): a modrt stream is a
 // command queue with profiling, an event a marker (clEnqueueMarkerWithWaitList)
-// whose CL_PROFILING_COMMAND_END is its device time. No graph extension: PoCL
-// has no cl_khr_command_buffer, so graphs replay the core's list.
+// whose CL_PROFILING_COMMAND_END is its device time. Graphs (ModrtGraphExtension)
+// without cl_khr_command_buffer, which PoCL does not offer: a captured launch
+// is kept as a cl_kernel with its arguments set (opencl_graphs.h), a replay
+// enqueues them, a rebound replay is re-recorded (graph_update).
 class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
  public:
   bool HasStreams() const override { return true; }
@@ -31,7 +35,9 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     return q;
   }
   void StreamDestroy(int, void* stream) override {
-    Workspace::Get().cl().clReleaseCommandQueue(static_cast<cl_command_queue>(stream));
+    cl_command_queue q = static_cast<cl_command_queue>(stream);
+    Captures::Get().End(q);  // a capture left unfinished: dropped with its queue
+    Workspace::Get().cl().clReleaseCommandQueue(q);
   }
   void StreamSynchronize(int id, void* stream) override {
     MODRT_CL_CHECK(Workspace::Get().cl().clFinish(QueueOf(id, stream)), "clFinish");
@@ -83,6 +89,26 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
         Workspace::Get().cl().clEnqueueBarrierWithWaitList(QueueOf(id, stream), 1, &e, nullptr),
         "clEnqueueBarrierWithWaitList");
   }
+
+  bool HasGraphs() const override { return true; }
+  void GraphBegin(int id, void* stream) override { Captures::Get().Begin(QueueOf(id, stream), id); }
+  void* GraphEnd(int id, void* stream) override {
+    std::unique_ptr<Graph> graph = Captures::Get().End(QueueOf(id, stream));
+    if (graph == nullptr) Fail("RuntimeError", "no graph is being captured on this OpenCL queue");
+    return graph.release();  // owned by the core until GraphDestroy
+  }
+  void GraphLaunch(int id, void* graph, void* stream) override {
+    static_cast<Graph*>(graph)->Launch(QueueOf(id, stream));
+  }
+  void GraphDestroy(int, void* graph) override {
+    std::unique_ptr<Graph> owned(static_cast<Graph*>(graph));
+  }
+  bool HasGraphUpdate() const override { return true; }
+  void GraphUpdate(int id, void* stream, void* graph) override {
+    std::unique_ptr<Graph> recorded(static_cast<Graph*>(GraphEnd(id, stream)));
+    static_cast<Graph*>(graph)->Replace(std::move(*recorded));
+  }
+
   void CopyFromHostAsync(const void* host, DLTensor* t, size_t offset, size_t nbytes,
                          void* stream) override {
     if (nbytes == 0) return;

@@ -51,6 +51,8 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
   X(clEnqueueUnmapMemObject)   \
   X(clEnqueueMarkerWithWaitList)  \
   X(clEnqueueBarrierWithWaitList) \
+  X(clCreateUserEvent)         \
+  X(clSetUserEventStatus)      \
   X(clGetEventInfo)            \
   X(clGetEventProfilingInfo)   \
   X(clWaitForEvents)           \

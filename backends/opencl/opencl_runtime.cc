@@ -13,6 +13,7 @@
 #include "modrt/plugin/launch_limits.h"
 #include "modrt/plugin/plugin.h"
 #include "opencl_driver.h"
+#include "opencl_graphs.h"
 
 namespace modrt {
 namespace opencl {
@@ -84,6 +85,7 @@ std::string CheckBuild(int device_id, const std::string& source, const std::stri
 // arguments and enqueueing happen under one lock.
 struct Kernel {
   std::mutex mu;
+  cl_program program = nullptr;  // the module's, for a graph's kernels of its own
   cl_kernel kernel = nullptr;
   size_t max_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE on its device
 };
@@ -125,6 +127,13 @@ class OpenCLModule final : public PayloadModule {
       local[d] = static_cast<size_t>(k.launch.block[d]);
       global[d] = static_cast<size_t>(k.launch.grid[d]) * local[d];
     }
+    cl_command_queue queue = CurrentQueue(device_id);
+    if (Graph* graph = Captures::Get().Find(queue)) {
+      // Captured: recorded with its arguments, not run (opencl_graphs.h).
+      return graph->Record(LaunchToRecord{kernel.program, info.name, k, has_dyn_shared,
+                                          static_cast<size_t>(k.launch.dyn_shared_bytes), global,
+                                          has_block ? local : nullptr});
+    }
     std::lock_guard lock(kernel.mu);
     for (size_t i = 0; i < k.ptrs.size(); ++i) {
       MODRT_CL_CHECK(
@@ -137,7 +146,6 @@ class OpenCLModule final : public PayloadModule {
                                        static_cast<size_t>(k.launch.dyn_shared_bytes), nullptr),
                      StrCat("setting the dynamic local memory of ", info.name));
     }
-    cl_command_queue queue = CurrentQueue(device_id);
     MODRT_CL_CHECK(cl.clEnqueueNDRangeKernel(queue, kernel.kernel, 3, nullptr, global,
                                              has_block ? local : nullptr, 0, nullptr, nullptr),
                    StrCat("launch of ", info.name));
@@ -200,6 +208,7 @@ class OpenCLModule final : public PayloadModule {
       MODRT_CL_CHECK(err,
                      StrCat("creating kernel '", name, "' (is it a __kernel in the program?)"));
       slot = std::make_unique<Kernel>();
+      slot->program = program;
       slot->kernel = kernel;
       const Device& dev = ws.device(device_id);
       slot->max_group_size = dev.max_group_size;

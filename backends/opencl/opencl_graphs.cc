@@ -1,0 +1,139 @@
+#include "opencl_graphs.h"
+
+#include <memory>
+#include <utility>
+
+namespace modrt {
+namespace opencl {
+
+Graph::~Graph() {
+  const ClApi& cl = Workspace::Get().cl();
+  // Replays still enqueued keep their kernels: OpenCL frees a released
+  // kernel once no enqueued command uses it.
+  for (auto& [key, k] : kernels_) cl.clReleaseKernel(k.kernel);
+}
+
+void Graph::Record(const LaunchToRecord& launch) {
+  const ClApi& cl = Workspace::Get().cl();
+  const PackedArgs& args = launch.args;
+  // What the cl_kernel's state is: the program, the kernel and each argument's bytes.
+  std::string key(reinterpret_cast<const char*>(&launch.program), sizeof(launch.program));
+  key += launch.name;
+  key += '\0';
+  for (size_t i = 0; i < args.ptrs.size(); ++i) {
+    key.append(reinterpret_cast<const char*>(&args.sizes[i]), sizeof(size_t));
+    key.append(static_cast<const char*>(args.ptrs[i]), args.sizes[i]);
+  }
+  if (launch.has_dyn_shared) {
+    key.append(reinterpret_cast<const char*>(&launch.dyn_shared_bytes), sizeof(size_t));
+  }
+  std::lock_guard lock(mu_);
+  auto [found, added] = kernels_.try_emplace(std::move(key));
+  Kernel& k = found->second;
+  if (added) {
+    cl_int err = CL_SUCCESS;
+    k.kernel = cl.clCreateKernel(launch.program, launch.name.c_str(), &err);
+    if (err != CL_SUCCESS) {
+      kernels_.erase(found);
+      MODRT_CL_CHECK(err, StrCat("creating kernel '", launch.name, "' for a graph"));
+    }
+    k.name = launch.name;
+    cl_uint index = 0;
+    for (; index < args.ptrs.size(); ++index) {
+      err = cl.clSetKernelArg(k.kernel, index, args.sizes[index], args.ptrs[index]);
+      if (err != CL_SUCCESS) break;
+    }
+    if (err == CL_SUCCESS && launch.has_dyn_shared) {
+      // Dynamic shared memory is the kernel's trailing __local pointer.
+      err = cl.clSetKernelArg(k.kernel, index, launch.dyn_shared_bytes, nullptr);
+    }
+    if (err != CL_SUCCESS) {
+      cl.clReleaseKernel(k.kernel);
+      kernels_.erase(found);
+      MODRT_CL_CHECK(err, StrCat("setting argument ", index, " of ", launch.name));
+    }
+  }
+  Recorded r{&k, {}, {}, launch.local != nullptr};
+  for (int d = 0; d < 3; ++d) {
+    r.global[d] = launch.global[d];
+    r.local[d] = launch.local != nullptr ? launch.local[d] : 0;
+  }
+  launches_.push_back(r);
+}
+
+void Graph::Launch(cl_command_queue queue) {
+  std::lock_guard lock(mu_);
+  if (launches_.empty()) return;
+  Workspace& ws = Workspace::Get();
+  const ClApi& cl = ws.cl();
+  // The first launch waits for a user event, set once every launch is
+  // enqueued: PoCL then runs them back to back instead of waking its worker
+  // threads for each one (what it does when launches come slower than they
+  // run, and what made a replay cost as much as launching one by one).
+  cl_int err = CL_SUCCESS;
+  cl_event gate = cl.clCreateUserEvent(ws.device(device_id_).context, &err);
+  MODRT_CL_CHECK(err, "clCreateUserEvent");
+  struct OpenGate {
+    const ClApi& cl;
+    cl_event gate;
+    // Also when an enqueue failed: the launches before it run.
+    ~OpenGate() {
+      cl.clSetUserEventStatus(gate, CL_COMPLETE);
+      cl.clReleaseEvent(gate);
+    }
+  } open{cl, gate};
+  for (size_t i = 0; i < launches_.size(); ++i) {
+    const Recorded& r = launches_[i];
+    const cl_int status = cl.clEnqueueNDRangeKernel(queue, r.kernel->kernel, 3, nullptr, r.global,
+                                                    r.has_local ? r.local : nullptr, i == 0 ? 1 : 0,
+                                                    i == 0 ? &gate : nullptr, nullptr);
+    if (status != CL_SUCCESS) {
+      Fail("RuntimeError", "OpenCL launch of ", r.kernel->name, " (", i + 1, " of ",
+           launches_.size(), " in a graph replay) failed: ", ClError(status),
+           "; the launches before it run");
+    }
+  }
+}
+
+void Graph::Replace(Graph&& other) {
+  std::scoped_lock lock(mu_, other.mu_);
+  if (other.launches_.size() != launches_.size()) {
+    Fail("RuntimeError", "an OpenCL graph update recorded ", other.launches_.size(),
+         " launches for a graph of ", launches_.size());
+  }
+  launches_.swap(other.launches_);
+  kernels_.swap(other.kernels_);
+}
+
+Captures& Captures::Get() {
+  // Never destroyed, like the driver state (Workspace): used until the process ends.
+  static Captures* captures = std::make_unique<Captures>().release();
+  return *captures;
+}
+
+void Captures::Begin(cl_command_queue queue, int device_id) {
+  std::lock_guard lock(mu_);
+  auto [it, added] = graphs_.try_emplace(queue);
+  if (!added) Fail("RuntimeError", "this OpenCL queue is already capturing a graph");
+  it->second = std::make_unique<Graph>(device_id);
+  active_.fetch_add(1, std::memory_order_release);
+}
+
+std::unique_ptr<Graph> Captures::End(cl_command_queue queue) {
+  std::lock_guard lock(mu_);
+  auto it = graphs_.find(queue);
+  if (it == graphs_.end()) return nullptr;
+  std::unique_ptr<Graph> graph = std::move(it->second);
+  graphs_.erase(it);
+  active_.fetch_sub(1, std::memory_order_release);
+  return graph;
+}
+
+Graph* Captures::FindSlow(cl_command_queue queue) {
+  std::lock_guard lock(mu_);
+  auto it = graphs_.find(queue);
+  return it == graphs_.end() ? nullptr : it->second.get();
+}
+
+}  // namespace opencl
+}  // namespace modrt

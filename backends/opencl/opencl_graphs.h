@@ -1,0 +1,95 @@
+// Recorded launches (plugin ABI 1.1, ModrtGraphExtension) on OpenCL without
+// cl_khr_command_buffer: while a queue captures, each launch is kept as a
+// cl_kernel of its own with its arguments set once, at record time; a replay
+// is then only the clEnqueueNDRangeKernel calls, with no per-launch event.
+#ifndef MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
+#define MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "opencl_driver.h"
+
+namespace modrt {
+namespace opencl {
+
+// One launch as the module would enqueue it: its program and kernel name,
+// argument values (PackedArgs) and the trailing __local size, and its range.
+struct LaunchToRecord {
+  cl_program program;
+  const std::string& name;
+  const PackedArgs& args;
+  bool has_dyn_shared;
+  size_t dyn_shared_bytes;
+  const size_t* global;  // 3 dimensions
+  const size_t* local;   // 3 dimensions, or null: the driver picks
+};
+
+class Graph {
+ public:
+  explicit Graph(int device_id) : device_id_(device_id) {}
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Appends a launch. Launches of one kernel with the same arguments share
+  // one cl_kernel; others get a cl_kernel of their own, so that arguments
+  // set for one are never those of another.
+  void Record(const LaunchToRecord& launch);
+  // Enqueues every launch on `queue`, in order.
+  void Launch(cl_command_queue queue);
+  // Takes `other`'s launches (graph_update), which must be as many: replays
+  // enqueued before keep theirs (an enqueued command holds its kernel and
+  // its argument values).
+  void Replace(Graph&& other);
+  int device_id() const { return device_id_; }
+
+ private:
+  struct Kernel {
+    cl_kernel kernel = nullptr;  // owned
+    std::string name;            // for error messages
+  };
+  struct Recorded {
+    const Kernel* kernel;  // in kernels_
+    size_t global[3];
+    size_t local[3];
+    bool has_local;
+  };
+
+  const int device_id_;
+  std::mutex mu_;  // a replay and an update of this graph from two threads
+  std::vector<Recorded> launches_;
+  // Each distinct (program, name, argument bytes): its kernel.
+  std::map<std::string, Kernel> kernels_;
+};
+
+// The captures in progress, one per queue (graph_begin .. graph_end).
+class Captures {
+ public:
+  static Captures& Get();
+  // Fails when `queue` already captures.
+  void Begin(cl_command_queue queue, int device_id);
+  // The graph captured on `queue` (null when it does not capture).
+  std::unique_ptr<Graph> End(cl_command_queue queue);
+  // The graph `queue` records into, or null. Cheap when nothing captures.
+  Graph* Find(cl_command_queue queue) {
+    if (active_.load(std::memory_order_acquire) == 0) return nullptr;
+    return FindSlow(queue);
+  }
+
+ private:
+  Graph* FindSlow(cl_command_queue queue);
+
+  std::atomic<int> active_{0};
+  std::mutex mu_;
+  std::map<cl_command_queue, std::unique_ptr<Graph>> graphs_;
+};
+
+}  // namespace opencl
+}  // namespace modrt
+
+#endif  // MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
