@@ -131,6 +131,11 @@ def test_rebound_replays_are_re_recorded_and_stay_correct(dev, mod):
     np.testing.assert_allclose(out1.numpy(), 1 + 2 * y, rtol=1e-5)
     np.testing.assert_allclose(out2.numpy(), x + 2 * y, rtol=1e-5)
     np.testing.assert_allclose(d.numpy(), x + 2 * y, rtol=1e-5)
+    # Rebound on another stream; the graph dropped while that replay is pending.
+    other, out3 = modrt.Stream(dev), zeros(dev)
+    g.replay({b: ones, d: out3}, stream=other)
+    del g
+    np.testing.assert_allclose(out3.numpy(stream=other, timeout=60), x + 2, rtol=1e-5)
 
 
 def test_a_launch_refused_while_capturing_leaves_the_list_and_the_stream_usable(dev, mod):
