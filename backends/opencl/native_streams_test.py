@@ -27,11 +27,22 @@ __kernel void inc(__global float* a, int n) {
   if (i < n) a[i] += 1.0f;
 }
 __kernel void spin(__global volatile int* flag) { while (flag[0] == 0) {} }
+__kernel void block_sum(__global const int* x, __global int* out, __local int* scratch) {
+  int lid = get_local_id(0);
+  scratch[lid] = x[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+    if (lid < s) scratch[lid] += scratch[lid + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) out[get_group_id(0)] = scratch[0];
+}
 """
 SIGNATURES = [
     "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
     "inc(float32*, int32; blockIdx.x, threadIdx.x)",
     "spin(int32*; blockIdx.x, threadIdx.x)",
+    "block_sum(int32*, int32*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
 ]
 N = 4096
 BLOCK = 64
@@ -110,6 +121,20 @@ def test_a_graph_captures_on_the_default_stream(dev, mod):
     assert not c.numpy().any()
     g.replay()
     np.testing.assert_allclose(c.numpy(), x + y + 1, rtol=1e-5)
+
+
+def test_a_graph_keeps_each_launchs_dynamic_local_memory(dev, mod):
+    x = np.arange(256, dtype="int32")
+    out64, out32 = modrt.tensor(np.zeros(4, "int32"), dev), modrt.tensor(np.zeros(8, "int32"), dev)
+    xs = modrt.tensor(x, dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        mod["block_sum"](xs, out64, 4, 64, 64 * 4)
+        mod["block_sum"](xs, out32, 8, 32, 32 * 4)
+    assert g.native
+    g.replay()
+    np.testing.assert_array_equal(out64.numpy(stream=s, timeout=60), x.reshape(4, 64).sum(axis=1))
+    np.testing.assert_array_equal(out32.numpy(), x.reshape(8, 32).sum(axis=1))
 
 
 def test_rebound_replays_are_re_recorded_and_stay_correct(dev, mod):

@@ -101,7 +101,7 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     static_cast<Graph*>(graph)->Launch(QueueOf(id, stream));
   }
   void GraphDestroy(int, void* graph) override {
-    std::unique_ptr<Graph> owned(static_cast<Graph*>(graph));
+    std::unique_ptr<Graph> owned(static_cast<Graph*>(graph));  // freed on return
   }
   bool HasGraphUpdate() const override { return true; }
   void GraphUpdate(int id, void* stream, void* graph) override {

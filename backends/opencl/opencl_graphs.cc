@@ -96,7 +96,8 @@ void Graph::Launch(cl_command_queue queue) {
 }
 
 void Graph::Replace(Graph&& other) {
-  std::scoped_lock lock(mu_, other.mu_);
+  // `other` is a capture just ended, which no other thread holds.
+  std::lock_guard lock(mu_);
   if (other.launches_.size() != launches_.size()) {
     Fail("RuntimeError", "an OpenCL graph update recorded ", other.launches_.size(),
          " launches for a graph of ", launches_.size());

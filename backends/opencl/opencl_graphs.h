@@ -1,7 +1,8 @@
 // Recorded launches (plugin ABI 1.1, ModrtGraphExtension) on OpenCL without
 // cl_khr_command_buffer: while a queue captures, each launch is kept as a
 // cl_kernel of its own with its arguments set once, at record time; a replay
-// is then only the clEnqueueNDRangeKernel calls, with no per-launch event.
+// is then only the clEnqueueNDRangeKernel calls, with no per-launch event
+// (the first waits for one user event, set once the last is enqueued).
 #ifndef MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
 #define MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
 
@@ -42,11 +43,10 @@ class Graph {
   void Record(const LaunchToRecord& launch);
   // Enqueues every launch on `queue`, in order.
   void Launch(cl_command_queue queue);
-  // Takes `other`'s launches (graph_update), which must be as many: replays
-  // enqueued before keep theirs (an enqueued command holds its kernel and
-  // its argument values).
+  // Takes the launches of `other`, a capture just ended (graph_update),
+  // which must be as many: replays enqueued before keep theirs (an enqueued
+  // command holds its kernel and its argument values).
   void Replace(Graph&& other);
-  int device_id() const { return device_id_; }
 
  private:
   struct Kernel {
