@@ -88,7 +88,7 @@ def test_a_graph_is_recorded_natively_and_replays_what_numpy_computes(dev, mod):
         for _ in range(10):  # the same launch ten times
             mod["inc"](d, N, GRID, BLOCK)
         mod["inc"](d, N // 2, GRID, BLOCK)  # another n: the first half only
-    assert g.native and len(g) == 13
+    assert g.native and len(g) == 13 and g.why_not_native is None
     s.synchronize(timeout=60)
     assert not d.numpy().any(), "a captured launch must not run while capturing"
     expected = x + 2 * y + 10
@@ -172,6 +172,7 @@ def test_a_launch_refused_while_capturing_leaves_the_list_and_the_stream_usable(
             mod["vadd"](a, b, c, N, GRID, BLOCK)
             mod["vadd"](a, b, c, N, 1, 1 << 20)  # over the device's work-item limits
     assert not g.native  # the backend's recording was dropped
+    assert g.why_not_native.startswith("the backend could not record a launch of vadd: ")
     with s.capture() as again:
         mod["vadd"](a, b, c, N, GRID, BLOCK)
     assert again.native
