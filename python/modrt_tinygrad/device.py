@@ -2,13 +2,13 @@
 
 One tinygrad device per modrt backend and device index:
 
-    MODRT:opencl  MODRT:opencl:1  MODRT:webgpu  MODRT:cpu  MODRT:cuda
+    MODRT:opencl  MODRT:opencl:1  MODRT:webgpu  MODRT:vulkan  MODRT:cpu  MODRT:cuda
 
 `DEV=MODRT:opencl` makes tinygrad's default device `MODRT` with the target
 renderer `OPENCL`; the plain `MODRT` device (and `MODRT:<n>`, which tinygrad
 uses for device n of the default) takes its backend from that renderer, its
 index from the target's arch (`DEV=MODRT:opencl:1`), or, with neither, the first
-of cuda, opencl, webgpu, cpu that has a device here.
+of cuda, opencl, webgpu, vulkan, cpu that has a device here.
 
 The pieces:
 - memory: each tinygrad buffer is a modrt tensor of bytes (uint8); a kernel
@@ -17,7 +17,7 @@ The pieces:
 - copies: host<->device with the tensor's copy functions; device to device
   with modrt's tensor copy (across backends modrt stages it through host);
 - renderers: tinygrad's own, as they emit (OpenCL C for opencl, WGSL for
-  webgpu, CUDA C++ for cuda, for the device's sm_XY, tinygrad's C for cpu,
+  webgpu and vulkan (modrt compiles it to SPIR-V with tint), CUDA C++ for cuda, for the device's sm_XY, tinygrad's C for cpu,
   compiled by clang: it uses clang's vector extensions; `CC` chooses another
   compiler);
 - compile: `modrt.compile` of the rendered source, with a signature made from
@@ -37,6 +37,8 @@ import ctypes
 import functools
 import os
 import platform
+import re
+import struct
 import threading
 import time
 import warnings
@@ -52,12 +54,15 @@ from tinygrad.renderer.cstyle import ClangRenderer, CStyleLanguage, CUDARenderer
 from tinygrad.renderer.wgsl import WGSLRenderer
 
 import modrt
+from modrt.sdk import parse_signature
 
 from . import _views
 
 DEVICE_NAME = "MODRT"
 # The backends a MODRT device can run on, in the order a plain `MODRT` picks one.
-BACKENDS = ("cuda", "opencl", "webgpu", "cpu")
+BACKENDS = ("cuda", "opencl", "webgpu", "vulkan", "cpu")
+# The backends that run tinygrad's WGSL (vulkan through tint's SPIR-V).
+WGSL_BACKENDS = ("webgpu", "vulkan")
 
 
 def parse_device(device: str) -> tuple[str, int]:
@@ -145,13 +150,15 @@ def modrt_dtype(dt: DType) -> str:
 
 
 def _dl_dtype(name: str) -> _DLDataType:
-    kind = name.rstrip("0123456789")
-    bits = int(name[len(kind) :] or 8)
-    return _DLDataType(_DL_CODES[kind], bits, 1)
+    """DLPack's type of modrt dtype `name` ("float32", "bool", "uint32x4")."""
+    scalar, _, lanes = name.partition("x")
+    kind = scalar.rstrip("0123456789")
+    bits = int(scalar[len(kind) :] or 8)
+    return _DLDataType(_DL_CODES[kind], bits, int(lanes or 1))
 
 
 class ModrtBuffer:
-    """A tinygrad buffer: `nbytes` bytes of a modrt uint8 tensor (on webgpu
+    """A tinygrad buffer: `nbytes` bytes of a modrt uint8 tensor (for WGSL
     rounded up to whole 32-bit words, see ModrtAllocator), and the typed
     tensors over the same memory that kernels have taken it as."""
 
@@ -170,7 +177,7 @@ class ModrtBuffer:
 
     def _reexport(self, dtype: str) -> modrt.Tensor:
         dl = _dl_dtype(dtype)
-        itemsize = dl.bits // 8
+        itemsize = dl.bits // 8 * dl.lanes
         size = self.storage.shape[0]
         if size % itemsize:
             raise ValueError(f"a buffer of {size} bytes is not a whole number of {dtype}")
@@ -191,7 +198,7 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
         # tinygrad's WGSL keeps bool, 8- and 16-bit elements packed in u32
         # words: a kernel takes such a buffer as whole words (as tinygrad's
         # own WEBGPU device allocates it).
-        storage = -(-size // 4) * 4 if self.dev.backend == "webgpu" else size
+        storage = -(-size // 4) * 4 if self.dev.backend in WGSL_BACKENDS else size
         return ModrtBuffer(modrt.empty((storage,), "uint8", self.dev.modrt_device), size)
 
     def _copyin(self, dest: ModrtBuffer, src: memoryview) -> None:
@@ -273,6 +280,7 @@ RENDERERS = {
     "cuda": ModrtCUDARenderer,
     "opencl": ModrtOpenCLRenderer,
     "webgpu": ModrtWGSLRenderer,
+    "vulkan": ModrtWGSLRenderer,
     "cpu": ModrtCRenderer,
 }
 
@@ -299,10 +307,10 @@ def buffer_dtypes(signature: str) -> list[str]:
 def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
     """modrt's module of tinygrad kernel `obj` as rendered for `backend`."""
     source = obj.lib.decode()
-    if backend == "webgpu":
+    if backend in WGSL_BACKENDS:
         # modrt reads the interface from the shader (tinygrad's INFINITY
         # uniform first, then its buffers and variables; the workgroup size).
-        return modrt.compile(source, "webgpu")
+        return modrt.compile(source, backend)
     signature, _ = kernel_signature(backend, obj)
     if backend == "cuda":
         return modrt.compile(source, modrt.target.Target("cuda", arch=arch), [signature])
@@ -317,19 +325,56 @@ def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
             del os.environ["CC"]
 
 
+_WGSL_BINDING = re.compile(r"@binding\((\d+)\)\s*var<[^>]*>\s*(\w+)\s*:")
+
+
+def spirv_arguments(wgsl: str, signature: str, buffers: int) -> list[tuple[bool, int, str]]:
+    """How to fill the arguments of tinygrad WGSL kernel `wgsl` compiled to
+    SPIR-V, whose modrt `signature` binds every uniform as a buffer (a uniform
+    block) and leaves out the bindings the shader does not use (tint drops
+    them: INFINITY where no inf is computed, a variable only the launch size
+    reads). Each argument is (is a tinygrad buffer, index, element type):
+    buffer `index` of the launch's `buffers` buffers, else uniform `index`
+    (0: INFINITY, then the variables' values)."""
+    # tinygrad binds INFINITY at 0, then its buffers, then its variables.
+    binding_of = {name: int(b) for b, name in _WGSL_BINDING.findall(wgsl)}
+    arguments = []
+    for arg in parse_signature(signature)[1]:
+        binding = binding_of.get(arg.name)
+        if binding is None or not arg.is_buffer:
+            raise ValueError(f"{signature}: argument {arg.name!r} is not one of the kernel's WGSL bindings")
+        if 1 <= binding <= buffers:
+            arguments.append((True, binding - 1, arg.dtype))
+        else:
+            arguments.append((False, 0 if binding == 0 else binding - buffers, arg.dtype))
+    return arguments
+
+
 class ModrtProgram:
     def __init__(self, dev: ModrtDevice, obj: TinyELF) -> None:
         self.dev, self.name = dev, obj.name
         # WGSL: tinygrad's INFINITY uniform comes first.
         self.leading: tuple[float, ...] = (float("inf"),) if dev.backend == "webgpu" else ()
         self.module = compile_kernel(dev.backend, dev.arch or "", obj)
+        self.spirv_arguments: list[tuple[bool, int, str]] | None = None
         if dev.backend == "webgpu":
             # The shader's own element types (packed small dtypes are u32 words).
             self.buffer_dtypes = buffer_dtypes(self.module.signature(obj.name))
+        elif dev.backend == "vulkan":
+            signature = self.module.signature(obj.name)
+            buffers = sum(1 for name, *_ in obj.signature if name is None)
+            self.spirv_arguments = spirv_arguments(obj.lib.decode(), signature, buffers)
+            # An unused buffer (not bound) keeps tinygrad's element type.
+            self.buffer_dtypes = kernel_signature(dev.backend, obj)[1]
+            for is_buffer, index, dtype in self.spirv_arguments:
+                if is_buffer:
+                    self.buffer_dtypes[index] = dtype
+            # The dispatch has an axis for each workgroup_id axis the shader reads.
+            self.grid_axes = sum(tag.startswith("blockIdx.") for tag in parse_signature(signature)[2])
         else:
             _, self.buffer_dtypes = kernel_signature(dev.backend, obj)
         self.function = self.module[obj.name]
-        self.grid, self.blocks = dev.backend != "cpu", dev.backend != "webgpu"
+        self.grid, self.blocks = dev.backend != "cpu", dev.backend not in WGSL_BACKENDS
 
     def __call__(
         self,
@@ -340,16 +385,27 @@ class ModrtProgram:
         wait: bool = False,
         **kw: Any,
     ) -> float | None:
-        args: list[Any] = [*self.leading, *(b.typed(d) for b, d in zip(bufs, self.buffer_dtypes))]
-        args += vals
-        if self.grid:
-            args += global_size
-        if self.blocks and self.grid:
-            args += local_size if local_size is not None else (1, 1, 1)
+        if self.spirv_arguments is not None:
+            args = self._spirv_args(bufs, global_size, vals)
+        else:
+            args = [*self.leading, *(b.typed(d) for b, d in zip(bufs, self.buffer_dtypes)), *vals]
+            if self.grid:
+                args += global_size
+            if self.blocks and self.grid:
+                args += local_size if local_size is not None else (1, 1, 1)
         if not wait:
             self.function(*args)
             return None
         return self.dev.time_launch(lambda: self.function(*args))
+
+    def _spirv_args(self, bufs: tuple[ModrtBuffer, ...], global_size: tuple[int, int, int], vals: tuple[int, ...]) -> list:
+        # The uniforms (INFINITY, the variables) are uniform blocks in SPIR-V:
+        # tensors holding their values; the workgroup size is the shader's.
+        values = (float("inf"), *vals)
+        args: list[Any] = [
+            bufs[i].typed(d) if is_buffer else self.dev.uniform(d, values[i]) for is_buffer, i, d in self.spirv_arguments
+        ]
+        return args + list(global_size[: self.grid_axes])
 
 
 # ---- the device -----------------------------------------------------------
@@ -369,6 +425,7 @@ class ModrtDevice(Compiled):
             device, ModrtAllocator(self), [RENDERERS[self.backend]], ModrtProgram, graph=ModrtGraph, arch=self._arch()
         )
         self.device_id = index
+        self.uniforms: dict[tuple[str, float], modrt.Tensor] = {}
         self.device_timing = True  # until a stream says it has no device timestamps
 
     def _arch(self) -> str:
@@ -394,6 +451,27 @@ class ModrtDevice(Compiled):
 
     def synchronize(self) -> None:
         self.modrt_device.sync()
+
+    # Uniform blocks kept per device before they are let go after a sync.
+    MAX_UNIFORMS = 4096
+
+    def uniform(self, dtype: str, value: float) -> modrt.Tensor:
+        """A tensor of element type `dtype` (a uniform block: one uint32x4 as
+        tint lays out a WGSL scalar uniform) holding `value` (INFINITY as
+        float32, a variable as int32), made once per value and never written
+        again, so launches in flight and recorded graphs can share it."""
+        key = (dtype, value)
+        tensor = self.uniforms.get(key)
+        if tensor is None:
+            if len(self.uniforms) >= self.MAX_UNIFORMS:
+                self.synchronize()  # no launch in flight still reads one; graphs hold their own
+                self.uniforms.clear()
+            data = struct.pack("<f" if isinstance(value, float) else "<i", value)
+            size = _dl_dtype(dtype).bits // 8 * _dl_dtype(dtype).lanes
+            host = np.frombuffer(data.ljust(size, b"\0"), dtype=np.uint8)
+            storage = modrt.tensor(host, self.modrt_device)
+            tensor = self.uniforms[key] = ModrtBuffer(storage, size).typed(dtype)
+        return tensor
 
     def time_launch(self, launch: Callable[[], None]) -> float:
         """Seconds `launch` ran: from modrt events on the device's clock where
