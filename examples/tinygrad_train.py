@@ -69,7 +69,7 @@ def train(device: str, steps: int = 60) -> bool:
 def main(argv: list[str]) -> int:
     import modrt
 
-    devices = argv or [f"MODRT:{b}" for b in ("opencl", "webgpu", "cpu") if modrt.device(b).exist]
+    devices = argv or [f"MODRT:{b}" for b in ("opencl", "webgpu", "vulkan", "cpu") if modrt.device(b).exist]
     ok = True
     for device in devices:
         try:

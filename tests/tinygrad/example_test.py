@@ -14,7 +14,7 @@ import modrt
 EXAMPLE = Path(os.environ["TEST_SRCDIR"], "_main", "examples", "tinygrad_train.py")
 
 
-@pytest.mark.parametrize("backend", ["cpu", "opencl"])
+@pytest.mark.parametrize("backend", ["cpu", "opencl", "vulkan"])
 def test_the_example_trains_and_says_where(backend: str) -> None:
     if not modrt.device(backend).exist:
         pytest.skip(f"modrt has no {backend} device in this build: {modrt.device(backend).unavailable_reason}")
