@@ -353,7 +353,7 @@ def spirv_arguments(wgsl: str, signature: str, buffers: int) -> list[tuple[bool,
 class ModrtProgram:
     def __init__(self, dev: ModrtDevice, obj: TinyELF) -> None:
         self.dev, self.name = dev, obj.name
-        # WGSL: tinygrad's INFINITY uniform comes first.
+        # WGSL on webgpu: tinygrad's INFINITY uniform, a scalar, comes first.
         self.leading: tuple[float, ...] = (float("inf"),) if dev.backend == "webgpu" else ()
         self.module = compile_kernel(dev.backend, dev.arch or "", obj)
         self.spirv_arguments: list[tuple[bool, int, str]] | None = None
@@ -398,12 +398,15 @@ class ModrtProgram:
             return None
         return self.dev.time_launch(lambda: self.function(*args))
 
-    def _spirv_args(self, bufs: tuple[ModrtBuffer, ...], global_size: tuple[int, int, int], vals: tuple[int, ...]) -> list:
+    def _spirv_args(
+        self, bufs: tuple[ModrtBuffer, ...], global_size: tuple[int, int, int], vals: tuple[int, ...]
+    ) -> list:
         # The uniforms (INFINITY, the variables) are uniform blocks in SPIR-V:
         # tensors holding their values; the workgroup size is the shader's.
         values = (float("inf"), *vals)
         args: list[Any] = [
-            bufs[i].typed(d) if is_buffer else self.dev.uniform(d, values[i]) for is_buffer, i, d in self.spirv_arguments
+            bufs[i].typed(d) if is_buffer else self.dev.uniform(d, values[i])
+            for is_buffer, i, d in self.spirv_arguments
         ]
         return args + list(global_size[: self.grid_axes])
 

@@ -170,7 +170,7 @@ def test_dtypes(dtype: object, np_dtype: type) -> None:
 
 @pytest.mark.parametrize("n", [1, 3, 6])
 def test_small_dtypes_of_odd_length(n: int) -> None:
-    """Buffers of a few bytes (WebGPU: packed into whole 32-bit words)."""
+    """Buffers of a few bytes (WGSL on webgpu and vulkan: packed into whole 32-bit words)."""
     a = (np.arange(n) - 2).astype(np.int8)
     t = Tensor(a, device=DEVICE)
     np.testing.assert_array_equal((t * 3).numpy(), a * 3)
@@ -264,7 +264,7 @@ def test_copies_between_devices(other: str) -> None:
     a = rand(3, 5)
     there = on(a).to(f"MODRT:{other}")
     close((there * 2).to(DEVICE), a * 2)
-    odd = np.arange(5, dtype=np.int8)  # 5 bytes: whole 32-bit words on webgpu, not elsewhere
+    odd = np.arange(5, dtype=np.int8)  # 5 bytes: whole 32-bit words on webgpu and vulkan (WGSL), not elsewhere
     np.testing.assert_array_equal(Tensor(odd, device=DEVICE).to(f"MODRT:{other}").to(DEVICE).numpy(), odd)
 
 
