@@ -17,9 +17,10 @@ The pieces:
 - copies: host<->device with the tensor's copy functions; device to device
   with modrt's tensor copy (across backends modrt stages it through host);
 - renderers: tinygrad's own, as they emit (OpenCL C for opencl, WGSL for
-  webgpu and vulkan (modrt compiles it to SPIR-V with tint), CUDA C++ for cuda, for the device's sm_XY, tinygrad's C for cpu,
-  compiled by clang: it uses clang's vector extensions; `CC` chooses another
-  compiler);
+  webgpu and vulkan (modrt compiles it to SPIR-V with tint, where uniforms
+  are uniform blocks: see spirv_arguments), CUDA C++ for cuda, for the
+  device's sm_XY, tinygrad's C for cpu, compiled by clang: it uses clang's
+  vector extensions; `CC` chooses another compiler);
 - compile: `modrt.compile` of the rendered source, with a signature made from
   what tinygrad knows of the kernel (its buffers' element types, its
   variables); it runs when tinygrad makes the Program, where that is known;
