@@ -470,6 +470,9 @@ class ModrtDevice(Compiled):
             if len(self.uniforms) >= self.MAX_UNIFORMS:
                 self.synchronize()  # no launch in flight still reads one; graphs hold their own
                 self.uniforms.clear()
+            if not isinstance(value, float) and not -(2**31) <= value < 2**31:
+                # tinygrad's WGSL declares every variable i32.
+                raise OverflowError(f"variable value {value} does not fit the kernel's int32 (WGSL i32) uniform")
             data = struct.pack("<f" if isinstance(value, float) else "<i", value)
             size = _dl_dtype(dtype).bits // 8 * _dl_dtype(dtype).lanes
             host = np.frombuffer(data.ljust(size, b"\0"), dtype=np.uint8)

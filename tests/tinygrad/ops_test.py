@@ -214,6 +214,14 @@ def test_spirv_arguments_are_found_by_name_among_the_wgsl_bindings() -> None:
         spirv_arguments(wgsl, "E_4(float32* data9_4; blockIdx.x)", 2)
 
 
+@pytest.mark.skipif(not DEVICE.startswith("MODRT:vulkan"), reason="uniform blocks: MODRT:vulkan only")
+def test_a_variable_beyond_int32_is_refused_by_name() -> None:
+    """tinygrad's WGSL declares variables i32: a larger value is an OverflowError, not a struct error."""
+    with pytest.raises(OverflowError, match="2147483648 does not fit the kernel's int32"):
+        Device[DEVICE].uniform("uint32x4", 2**31)
+    assert Device[DEVICE].uniform("uint32x4", 2**31 - 1) is Device[DEVICE].uniform("uint32x4", 2**31 - 1)
+
+
 def test_jit_replays_with_new_inputs() -> None:
     @TinyJit
     def step(x: Tensor, w: Tensor) -> Tensor:
