@@ -7,7 +7,15 @@ three everywhere, so that a case reads alike on every backend
 after `rounds` rounds of busy work per item: long enough that a reader on
 another stream without a wait would see it unfinished) and `spin` (waits for
 flag[0] != 0, which never comes). KERNELS[kind] is (source, signatures).
+
+`check_rebound_replays_run_natively` is the one check, shared by the backends
+that re-record a graph for a replay with other buffers (Vulkan, WebGPU).
 """
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 BLOCK = 64
 SLOW_ADD_SIGNATURE = "slow_add(float32*, float32*, float32*, int32, int32; blockIdx.x, threadIdx.x)"
@@ -134,3 +142,50 @@ fn spin() { loop { if (atomicLoad(&flag[0]) != 0) { break; } } }
 KINDS = list(KERNELS)
 # Backends whose plugin has native streams (plugin_api.h, ModrtStreamExtension).
 NATIVE_STREAMS = {"opencl", "vulkan", "webgpu"}
+
+
+def check_rebound_replays_run_natively(
+    dev: Any,
+    g: Any,
+    s: Any,
+    a: Any,
+    c: Any,
+    x: Any,
+    result_of: Callable[[Any], Any],
+    submission_counts: Callable[[Any], dict[str, int]],
+) -> None:
+    """Replays graph `g` (captured on stream `s`, reading `a` = `x` and
+    writing `c` = result_of(x)) 24 times over four sets of bindings, each set
+    twice in a row, then once on another stream: every result equals numpy's,
+    every replay is one submission of the backend's graph and none runs launch
+    by launch, and the graph is recorded again only when the bindings change."""
+    import numpy as np
+
+    import modrt
+
+    n = x.shape[0]
+    rng = np.random.default_rng(11)
+    sources = [rng.standard_normal(n).astype("float32") for _ in range(3)]
+    # Bindings 0: as captured; 1..3: other inputs into other outputs.
+    bindings = [{}] + [{a: modrt.tensor(v, dev), c: modrt.empty((n,), "float32", dev)} for v in sources]
+    expected = [result_of(x)] + [result_of(v) for v in sources]
+    before = submission_counts(dev)
+    recordings, last = 0, 0  # the graph is recorded with the captured bindings
+    for i in range(24):
+        k = (i // 2) % 4  # each bindings twice in a row: the second replay reuses the recording
+        g.replay(bindings[k])
+        recordings += k != last
+        last = k
+        out = bindings[k].get(c, c)
+        np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected[k], rtol=1e-5, atol=1e-5)
+    after = submission_counts(dev)
+    # Every replay was one submission of the graph's recording; none ran launch by launch.
+    assert after["launches"] == before["launches"]
+    assert after["graph_replays"] - before["graph_replays"] == 24
+    assert after["graph_recordings"] - before["graph_recordings"] == recordings == 11
+    # On another stream too: recorded there and submitted there.
+    other, out = modrt.Stream(dev), modrt.empty((n,), "float32", dev)
+    g.replay({c: out}, stream=other)
+    np.testing.assert_allclose(out.numpy(stream=other, timeout=60), result_of(x), rtol=1e-5, atol=1e-5)
+    final = submission_counts(dev)
+    assert final["launches"] == after["launches"] and final["graph_replays"] == after["graph_replays"] + 1
