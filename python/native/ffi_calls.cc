@@ -33,35 +33,50 @@ void RetakeAfterWait(void* token) {
   holds_gil_in_call = true;
 }
 
-// Calls the native function `callable` with the borrowed arguments args[0, n).
-PyObject* CallFunction(PyObject* callable, PyObject* const* args, Py_ssize_t n) {
-  ModrtValue inline_values[kInlineArgs];
-  ModrtValue* values = inline_values;
-  if (n > kInlineArgs) {
-    values = static_cast<ModrtValue*>(PyMem_Malloc(sizeof(ModrtValue) * n));
-    if (values == nullptr) return PyErr_NoMemory();
-  }
+// Calls the native function whose handle `callable` holds with `values` and
+// converts its result. None, what launches and most calls return, is answered
+// here without the general conversion.
+PyObject* Invoke(PyObject* callable, const ModrtValue* values, Py_ssize_t n) {
+  ModrtObjectHandle handle = reinterpret_cast<ObjectBase*>(callable)->handle;
+  ModrtValue ret;
+  ret.type_code = kModrtNone;
+  // Nested calls (a Python function called from native code that calls
+  // back in) restore the outer call's state.
+  const bool outer = holds_gil_in_call;
+  holds_gil_in_call = true;
+  const int status = ModrtFunctionCall(handle, values, static_cast<int32_t>(n), &ret);
+  holds_gil_in_call = outer;
+  if (status != 0) return RaiseLastError();
+  if (ret.type_code == kModrtNone) Py_RETURN_NONE;
+  return ToPython(ret);
+}
+
+// A call with more arguments than fit the stack: values and references on the heap.
+__attribute__((noinline)) PyObject* CallWithManyArgs(PyObject* callable, PyObject* const* args,
+                                                     Py_ssize_t n) {
+  auto* values = static_cast<ModrtValue*>(PyMem_Malloc(sizeof(ModrtValue) * n));
+  if (values == nullptr) return PyErr_NoMemory();
   PyObject* result = nullptr;
   {
     KeepAlive keep;
     bool ok = keep.Reserve(n);
     if (!ok) PyErr_NoMemory();
     for (Py_ssize_t i = 0; ok && i < n; ++i) ok = FillArg(args[i], &values[i], &keep);
-    if (ok) {
-      ModrtObjectHandle handle = reinterpret_cast<ObjectBase*>(callable)->handle;
-      ModrtValue ret;
-      ret.type_code = kModrtNone;
-      // Nested calls (a Python function called from native code that calls
-      // back in) restore the outer call's state.
-      const bool outer = holds_gil_in_call;
-      holds_gil_in_call = true;
-      const int status = ModrtFunctionCall(handle, values, static_cast<int32_t>(n), &ret);
-      holds_gil_in_call = outer;
-      result = status == 0 ? ToPython(ret) : RaiseLastError();
-    }
+    if (ok) result = Invoke(callable, values, n);
   }
-  if (values != inline_values) PyMem_Free(values);
+  PyMem_Free(values);
   return result;
+}
+
+// Calls the native function `callable` with the borrowed arguments args[0, n).
+PyObject* CallFunction(PyObject* callable, PyObject* const* args, Py_ssize_t n) {
+  if (n > kInlineArgs) return CallWithManyArgs(callable, args, n);
+  ModrtValue values[kInlineArgs];
+  KeepAlive keep;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!FillArg(args[i], &values[i], &keep)) return nullptr;
+  }
+  return Invoke(callable, values, n);
 }
 
 // A call with keywords (the slow path): the Python hook orders the values by
