@@ -8,6 +8,9 @@ after `rounds` rounds of busy work per item: long enough that a reader on
 another stream without a wait would see it unfinished) and `spin` (waits for
 flag[0] != 0, which never comes). KERNELS[kind] is (source, signatures).
 
+OpenCL's own tests (backends/opencl) add `inc` (a[i] += 1) and `block_sum` (a sum
+per work-group in __local memory sized at launch) to KERNELS["opencl"].
+
 `check_rebound_replays_run_natively` is the one check, shared by the backends
 that re-record a graph for a replay with other buffers (Vulkan, WebGPU).
 """
@@ -19,6 +22,31 @@ from typing import Any
 
 BLOCK = 64
 SLOW_ADD_SIGNATURE = "slow_add(float32*, float32*, float32*, int32, int32; blockIdx.x, threadIdx.x)"
+
+OPENCL_INC = (
+    """
+__kernel void inc(__global float* a, int n) {
+  int i = get_global_id(0);
+  if (i < n) a[i] += 1.0f;
+}
+""",
+    "inc(float32*, int32; blockIdx.x, threadIdx.x)",
+)
+OPENCL_BLOCK_SUM = (
+    """
+__kernel void block_sum(__global const int* x, __global int* out, __local int* scratch) {
+  int lid = get_local_id(0);
+  scratch[lid] = x[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+    if (lid < s) scratch[lid] += scratch[lid + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) out[get_group_id(0)] = scratch[0];
+}
+""",
+    "block_sum(int32*, int32*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
+)
 
 KERNELS = {
     "cpu": (

@@ -13,37 +13,15 @@ import textwrap
 
 import numpy as np
 import pytest
+from device_layer_kernels import KERNELS, OPENCL_BLOCK_SUM, OPENCL_INC
 
 import modrt
 import modrt_testing
 
-SOURCE = """
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-  int i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}
-__kernel void inc(__global float* a, int n) {
-  int i = get_global_id(0);
-  if (i < n) a[i] += 1.0f;
-}
-__kernel void spin(__global volatile int* flag) { while (flag[0] == 0) {} }
-__kernel void block_sum(__global const int* x, __global int* out, __local int* scratch) {
-  int lid = get_local_id(0);
-  scratch[lid] = x[get_global_id(0)];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
-    if (lid < s) scratch[lid] += scratch[lid + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0) out[get_group_id(0)] = scratch[0];
-}
-"""
-SIGNATURES = [
-    "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-    "inc(float32*, int32; blockIdx.x, threadIdx.x)",
-    "spin(int32*; blockIdx.x, threadIdx.x)",
-    "block_sum(int32*, int32*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
-]
+# vadd, slow_add and spin (the device-layer tests' kernels), inc and block_sum.
+OPENCL_SOURCE, OPENCL_SIGNATURES = KERNELS["opencl"]
+SOURCE = OPENCL_SOURCE + OPENCL_INC[0] + OPENCL_BLOCK_SUM[0]
+SIGNATURES = [*OPENCL_SIGNATURES, OPENCL_INC[1], OPENCL_BLOCK_SUM[1]]
 N = 4096
 BLOCK = 64
 GRID = N // BLOCK

@@ -2,30 +2,15 @@
 
 import numpy as np
 import pytest
+from device_layer_kernels import KERNELS, OPENCL_BLOCK_SUM
 
 import modrt
 import modrt_testing
 
-VADD = """
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-  int i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}
-__kernel void block_sum(__global const int* x, __global int* out, __local int* scratch) {
-  int lid = get_local_id(0);
-  scratch[lid] = x[get_global_id(0)];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
-    if (lid < s) scratch[lid] += scratch[lid + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0) out[get_group_id(0)] = scratch[0];
-}
-"""
-SIGNATURES = [
-    "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-    "block_sum(int32*, int32*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
-]
+# The device-layer tests' OpenCL kernels (vadd, slow_add, spin) and block_sum;
+# the module here declares vadd and block_sum.
+VADD = KERNELS["opencl"][0] + OPENCL_BLOCK_SUM[0]
+SIGNATURES = [KERNELS["opencl"][1][0], OPENCL_BLOCK_SUM[1]]
 
 
 @pytest.fixture(scope="module")
