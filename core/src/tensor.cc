@@ -185,6 +185,14 @@ TensorObj* TensorArg(const Args& a, int32_t i) {
   return static_cast<TensorObj*>(a.Obj(i, kModrtObjTensor, "tensor"));
 }
 
+// The whole of `t` in host memory: how a part of it is copied on a backend
+// without the ranged-copy extension.
+std::vector<char> ReadWhole(DeviceAPI* api, TensorObj* t) {
+  std::vector<char> staging(t->nbytes());
+  api->CopyToHost(t->dl(), staging.data(), staging.size());
+  return staging;
+}
+
 // The part of `t` that a copy of a.Int(2) bytes at byte offset a.Int(3)
 // (default 0; without an offset, the copy must be the whole tensor) covers,
 // as a DLTensor of bytes.
@@ -248,11 +256,9 @@ MODRT_STATIC_INIT([] {
     } else if (n != t->nbytes()) {
       const size_t offset = view.byte_offset - t->dl()->byte_offset;
       if (api->CopyRange(a.Ptr(1), t->dl(), offset, n)) return;
-      // Without the ranged-copy extension a part is staged through host
-      // memory (read the tensor, patch the range, write it back).
-      std::vector<char> staging(t->nbytes());
-      api->CopyToHost(t->dl(), staging.data(), staging.size());
-      std::memcpy(staging.data() + (view.byte_offset - t->dl()->byte_offset), a.Ptr(1), n);
+      // Read the tensor, patch the range, write it back.
+      std::vector<char> staging = ReadWhole(api, t);
+      std::memcpy(staging.data() + offset, a.Ptr(1), n);
       return api->CopyFromHost(staging.data(), t->dl(), staging.size());
     }
     api->CopyFromHost(a.Ptr(1), &view, n);
@@ -267,11 +273,10 @@ MODRT_STATIC_INIT([] {
     if (view.device.device_type == kDLCPU) {
       WaitForStreams(view.device);
     } else if (n != t->nbytes()) {
-      if (api->CopyRange(t->dl(), view.byte_offset - t->dl()->byte_offset, a.Ptr(1), n)) return;
-      // staged, as above
-      std::vector<char> staging(t->nbytes());
-      api->CopyToHost(t->dl(), staging.data(), staging.size());
-      std::memcpy(a.Ptr(1), staging.data() + (view.byte_offset - t->dl()->byte_offset), n);
+      const size_t offset = view.byte_offset - t->dl()->byte_offset;
+      if (api->CopyRange(t->dl(), offset, a.Ptr(1), n)) return;
+      const std::vector<char> staging = ReadWhole(api, t);
+      std::memcpy(a.Ptr(1), staging.data() + offset, n);
       return;
     }
     api->CopyToHost(&view, a.Ptr(1), n);
