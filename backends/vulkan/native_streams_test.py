@@ -67,6 +67,19 @@ def test_streams_and_graphs_are_native(dev, mod):
     assert g.native and len(g) == 1
 
 
+def test_a_wait_is_the_drivers_timed_wait_on_the_waiting_thread(dev, mod):
+    # stream_wait_for (vkWaitSemaphores with a timeout): no hand-off to the
+    # stream's worker thread and back per wait; the timeout still holds
+    # (tests/device_layer_test.py's spinning kernel).
+    x, y, a, b = inputs(dev)
+    c = modrt.empty((N,), "float32", dev)
+    for s in (dev.default_stream, modrt.Stream(dev)):
+        assert "a wait is the driver's own, with a timeout, on the waiting thread" in s.implementation
+        mod["vadd"](a, b, c, N, GRID, BLOCK, stream=s)
+        s.synchronize(timeout=30)
+        np.testing.assert_allclose(c.numpy(), x + y)
+
+
 def test_launches_on_one_stream_run_in_order(dev, mod):
     x, y, a, b = inputs(dev)
     c = modrt.tensor(np.zeros(N, "float32"), dev)

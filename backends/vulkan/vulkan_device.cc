@@ -167,6 +167,11 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
   void* StreamCreate(int id) override { return vulkan::StreamCreate(id); }
   void StreamDestroy(int id, void* stream) override { vulkan::StreamDestroy(id, stream); }
   void StreamSynchronize(int id, void* stream) override { vulkan::StreamSynchronize(id, stream); }
+  // vkWaitSemaphores takes a timeout: the core waits on the caller's thread.
+  bool HasTimedStreamWait() const override { return true; }
+  bool StreamWaitFor(int id, void* stream, double timeout_s) override {
+    return vulkan::StreamWaitFor(id, stream, timeout_s);
+  }
   void* EventRecord(int id, void* stream, bool timing) override {
     return vulkan::EventRecord(id, stream, timing);
   }

@@ -240,10 +240,16 @@ void StreamDestroy(int device_id, void* stream) {
   }
 }
 
-void StreamSynchronize(int device_id, void* stream) {
+void StreamSynchronize(int device_id, void* stream) { StreamWaitFor(device_id, stream, -1.0); }
+
+bool StreamWaitFor(int device_id, void* stream, double timeout_s) {
   Stream& s = StreamOf(device_id, stream);
-  s.Synchronize();
+  // Negative: no bound. Beyond ~584 years the nanoseconds would not fit.
+  const uint64_t timeout_ns =
+      timeout_s < 0 || timeout_s > 1.8e10 ? UINT64_MAX : static_cast<uint64_t>(timeout_s * 1e9);
+  if (!s.Synchronize(timeout_ns)) return false;
   RetireAll(s.device());
+  return true;
 }
 
 bool EventQuery(void* event) {

@@ -17,6 +17,9 @@ namespace vulkan {
 void* StreamCreate(int device_id);
 void StreamDestroy(int device_id, void* stream);
 void StreamSynchronize(int device_id, void* stream);
+// Waits up to `timeout_s` (negative: without bound); true when the stream's
+// work completed.
+bool StreamWaitFor(int device_id, void* stream, double timeout_s);
 void StreamWaitEvent(int device_id, void* stream, void* event);
 
 // With `timing` (and a device whose queue has timestamps), a timestamp query

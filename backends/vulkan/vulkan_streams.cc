@@ -150,25 +150,27 @@ bool Stream::Reached(uint64_t value) {
   return completed_ >= value;
 }
 
-void Stream::WaitFor(uint64_t value) {
+bool Stream::WaitFor(uint64_t value, uint64_t timeout_ns) {
   // Without the lock: launches on the stream go on while this waits.
   auto wait = Make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
   wait.semaphoreCount = 1;
   wait.pSemaphores = &timeline_;
   wait.pValues = &value;
-  MODRT_VK_CHECK(Workspace::Get().vk().vkWaitSemaphores(d_.device, &wait, UINT64_MAX),
-                 "waiting for a stream");
+  const VkResult r = Workspace::Get().vk().vkWaitSemaphores(d_.device, &wait, timeout_ns);
+  if (r == VK_TIMEOUT) return false;
+  MODRT_VK_CHECK(r, "waiting for a stream");
   std::lock_guard lock(mu_);
   RetireLocked();
+  return true;
 }
 
-void Stream::Synchronize() {
+bool Stream::Synchronize(uint64_t timeout_ns) {
   uint64_t value;
   {
     std::lock_guard lock(mu_);
     value = submitted_;
   }
-  WaitFor(value);
+  return WaitFor(value, timeout_ns);
 }
 
 void Stream::DestroySlot(Slot& s) {

@@ -95,10 +95,11 @@ class Stream : public std::enable_shared_from_this<Stream> {
 
   // True when the timeline reached `value` (never blocks).
   bool Reached(uint64_t value);
-  // Blocks until the timeline reaches `value`, then recycles what completed.
-  void WaitFor(uint64_t value);
-  // Blocks until everything submitted so far completed.
-  void Synchronize();
+  // Blocks until the timeline reaches `value` or `timeout_ns` passed, then
+  // recycles what completed: true when it reached `value`.
+  bool WaitFor(uint64_t value, uint64_t timeout_ns = UINT64_MAX);
+  // Blocks until everything submitted so far completed, or `timeout_ns` passed.
+  bool Synchronize(uint64_t timeout_ns = UINT64_MAX);
 
   // The graph recording this stream's launches, or null.
   const std::shared_ptr<Graph>& capture_locked() const { return capture_; }

@@ -103,6 +103,9 @@ DeviceAPI::DeviceAPI(const ModrtDeviceApi& table)
     if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, queue_description)) {
       native_.queue_description = x->queue_description;
     }
+    if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, stream_wait_for)) {
+      native_.stream_wait_for = x->stream_wait_for;
+    }
   }
   if (const ModrtGraphExtension* x = native_.graphs) {
     if (MODRT_STRUCT_HAS(ModrtGraphExtension, &x->base, graph_update)) {

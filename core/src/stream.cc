@@ -320,13 +320,6 @@ void StreamState::RunWorker() {
       Complete(item.seq, lock);
       continue;
     }
-    std::string what;
-    if (item.kind == ItemKind::kSync || item.kind == ItemKind::kEventSync) {
-      what = PendingLocked(item.seq);
-    }
-    if (item.kind == ItemKind::kKernel && !pending_.empty()) {
-      what = pending_.front().record.Describe();
-    }
     lock.unlock();
     std::string kind, message;
     try {
@@ -373,22 +366,37 @@ void StreamState::RunWorker() {
         }
       }
     }
-    if (!kind.empty() && error_kind_.empty()) {
-      error_kind_ = kind;
-      error_message_ =
-          item.kind == ItemKind::kSync || item.kind == ItemKind::kEventSync
-              ? StrCat("a launch on ", DeviceName(device_), " failed (pending: ", what,
-                       "): ", message)
-              : StrCat("kernel ", what, " on ", DeviceName(device_), " failed: ", message);
+    if (!kind.empty()) {
+      // Described now, on failure only: the pending launches up to item.seq
+      // stay listed until Complete below.
+      if (item.kind == ItemKind::kKernel) {
+        Latch(kind, StrCat("kernel ", PendingLocked(item.seq, item.seq), " on ",
+                           DeviceName(device_), " failed: ", message));
+      } else {
+        LatchSyncFailure(item.seq, kind, message);
+      }
     }
     Complete(item.seq, lock);
   }
 }
 
-std::string StreamState::PendingLocked(uint64_t upto) const {
+void StreamState::Latch(const std::string& kind, std::string message) {
+  if (!error_kind_.empty()) return;  // the first error is the one raised
+  error_kind_ = kind;
+  error_message_ = std::move(message);
+}
+
+void StreamState::LatchSyncFailure(uint64_t upto, const std::string& kind,
+                                   const std::string& message) {
+  Latch(kind, StrCat("a launch on ", DeviceName(device_), " failed (pending: ", PendingLocked(upto),
+                     "): ", message));
+}
+
+std::string StreamState::PendingLocked(uint64_t upto, uint64_t from) const {
   std::string s;
   size_t n = 0, shown = 0;
   for (const Pending& p : pending_) {
+    if (p.seq < from) continue;
     if (p.seq > upto) break;
     ++n;
     if (shown < 5) {
@@ -433,7 +441,9 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
                        const std::shared_ptr<NativeEvent>& event) {
   std::unique_lock lock(mu_);
   auto done = [&] { return completed_ >= seq || !error_kind_.empty(); };
-  if (!done()) {
+  if (!done() && event == nullptr && native_ != nullptr && native_->stream_wait_for != nullptr) {
+    WaitInDriver(std::max(0.0, slice_s), lock);
+  } else if (!done()) {
     if (!host_executes()) RequestSync(lock, event, seq);
     const auto deadline =
         StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
@@ -457,6 +467,29 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
          " pending: ", PendingLocked(seq));
   }
   return false;
+}
+
+void StreamState::WaitInDriver(double timeout_s, std::unique_lock<std::mutex>& lock) {
+  const uint64_t upto = submitted_;
+  lock.unlock();
+  int32_t finished = 0;
+  std::string kind, message;
+  {
+    WaitRegion region;  // the GIL goes while the driver waits
+    try {
+      CheckNative(native_->stream_wait_for(native_->self, device_.device_id, native_stream_,
+                                           timeout_s, &finished));
+    } catch (const Error& e) {
+      kind = e.kind();
+      message = e.what();
+    }
+  }
+  lock.lock();
+  if (!kind.empty()) {
+    LatchSyncFailure(upto, kind, message);
+    finished = 1;
+  }
+  if (finished != 0) Complete(upto, lock);
 }
 
 double StreamState::MarkerTime(uint64_t seq) {

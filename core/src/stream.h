@@ -196,7 +196,15 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
                    const std::shared_ptr<NativeEvent>& event = nullptr, uint64_t seq = 0);
   void Complete(uint64_t seq, std::unique_lock<std::mutex>& lock);
   void RunWorker();
-  std::string PendingLocked(uint64_t upto) const;
+  // Descriptions of the pending launches with seq in [from, upto].
+  std::string PendingLocked(uint64_t upto, uint64_t from = 0) const;
+  // Latches an asynchronous failure (the first one) for the next wait to raise.
+  void Latch(const std::string& kind, std::string message);
+  // A failed wait for the launches up to `upto`, naming them.
+  void LatchSyncFailure(uint64_t upto, const std::string& kind, const std::string& message);
+  // The backend's timed wait (stream_wait_for) for everything submitted,
+  // made on this thread: no hand-off to the worker and back.
+  void WaitInDriver(double timeout_s, std::unique_lock<std::mutex>& lock);
   void RaiseLatched(std::unique_lock<std::mutex>& lock);
   void WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock);
 

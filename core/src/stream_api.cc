@@ -48,7 +48,10 @@ std::string Implementation(const StreamState& s) {
                   : q->graph_update
                       ? "recorded by the backend, rebound replays re-recorded"
                       : "recorded by the backend, rebound replays from the core's list",
-                  "); the stream's worker thread waits for it");
+                  "); ",
+                  q->stream_wait_for != nullptr
+                      ? "a wait is the driver's own, with a timeout, on the waiting thread"
+                      : "the stream's worker thread waits for it");
   }
   return s.host_executes()
              ? "core: launches run in order on the stream's worker thread"

@@ -104,6 +104,8 @@ typedef struct {
   /* Later ABI 1.1 additions: see "Device layer, later additions" below. */
   int (*stream_adopt)(void* self, int32_t device_id, uint64_t external, void** out);
   const char* (*queue_description)(void* self, int32_t device_id, int32_t is_default);
+  int (*stream_wait_for)(void* self, int32_t device_id, void* stream, double timeout_s,
+                         int32_t* done);
 } ModrtStreamExtension;
 
 /* Recorded launches, native (ABI 1.1, optional): between graph_begin and
@@ -207,6 +209,12 @@ typedef struct {
  *   of stream_create is, in words, for Stream.implementation ("a CUDA stream
  *   (CU_STREAM_NON_BLOCKING)"); a string that lives for the process. NULL:
  *   the core describes it.
+ * - stream_wait_for: waits up to `timeout_s` seconds for everything submitted
+ *   to `stream`; *done = 1 when it is complete, 0 when the time ran out. The
+ *   core calls it on the waiting thread itself (the GIL released), sparing
+ *   the hand-off to its worker thread and back that stream_synchronize
+ *   costs (two thread switches per wait), so only where the driver's own
+ *   wait takes a timeout (vkWaitSemaphores). NULL: the worker waits.
  *
  * ModrtGraphExtension:
  * - graph_update: ends the capture begun with graph_begin on `stream` and

@@ -117,6 +117,12 @@ class DeviceAPI {
   // What the default queue or a StreamCreate queue is, in words (static
   // text); nullptr: the core describes it.
   virtual const char* QueueDescription(int /*device_id*/, bool /*is_default*/) { return nullptr; }
+  // Later ABI 1.1 addition (stream_wait_for): a wait on the caller's thread
+  // that the driver bounds by a timeout; true when `stream` completed.
+  virtual bool HasTimedStreamWait() const { return false; }
+  virtual bool StreamWaitFor(int /*device_id*/, void* /*stream*/, double /*timeout_s*/) {
+    Unimplemented();
+  }
   // Ends GraphBegin's capture on `stream` into `graph` (GraphEnd's, same
   // launches), updated in place.
   virtual bool HasGraphUpdate() const { return false; }
@@ -234,6 +240,9 @@ inline const ModrtStreamExtension& StreamExtension() {
           return nullptr;
         }
       },
+      [](void* self, int32_t id, void* stream, double timeout_s, int32_t* done) {
+        return GuardCall([&] { *done = Api(self)->StreamWaitFor(id, stream, timeout_s) ? 1 : 0; });
+      },
   };
   return table;
 }
@@ -290,6 +299,7 @@ inline const ModrtExtension* ExtensionChain(const DeviceAPI& api) {
   Chain& c = chains.emplace_back(Chain{AttributeExtension(), RangedCopyExtension(),
                                        StreamExtension(), GraphExtension(), PinnedHostExtension()});
   if (!api.HasStreamAdopt()) c.streams.stream_adopt = nullptr;
+  if (!api.HasTimedStreamWait()) c.streams.stream_wait_for = nullptr;
   if (!api.HasGraphUpdate()) c.graphs.graph_update = nullptr;
   const ModrtExtension* head = nullptr;
   if (api.HasPinnedHost()) {

@@ -23,6 +23,8 @@ struct NativeQueues {
   // The later ABI 1.1 entries (plugin_api.h), null when the plugin has none.
   int (*stream_adopt)(void* self, int32_t device_id, uint64_t external, void** out);
   const char* (*queue_description)(void* self, int32_t device_id, int32_t is_default);
+  int (*stream_wait_for)(void* self, int32_t device_id, void* stream, double timeout_s,
+                         int32_t* done);
   int (*graph_update)(void* self, int32_t device_id, void* stream, void* graph);
 };
 
