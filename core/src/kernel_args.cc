@@ -15,27 +15,6 @@ namespace modrt {
 
 namespace {
 
-// The exact value of an integer argument: int64, a flagged unsigned 64-bit
-// value, or a failure for an integer too wide for 64 bits (ModrtNumberFlag).
-__int128 ExactInt(const std::string& kernel, const std::string& label, DLDataType dt,
-                  const Args& args, int32_t idx, const std::string& range) {
-  const ModrtValue& v = args[idx];
-  if (v.type_code == kModrtFloat && v.reserved == kModrtNumberWideInt) {
-    Fail("OverflowError", kernel, ": ", label, " (", DTypeToString(dt), ") must be in ", range,
-         ", got an integer beyond 64 bits");
-  }
-  if (v.type_code == kModrtInt && v.reserved == kModrtNumberUnsigned64) {
-    uint64_t u;
-    std::memcpy(&u, &v.v_int64, sizeof(u));
-    return u;
-  }
-  try {
-    return args.Int(idx);
-  } catch (const Error& e) {
-    Fail("TypeError", kernel, ": ", label, " (", DTypeToString(dt), "): ", e.what());
-  }
-}
-
 std::string IntText(__int128 v) {
   if (v < 0) return "-" + IntText(-v);
   std::string text;
@@ -58,11 +37,47 @@ std::string ArgLabel(size_t i, const ArgInfo& a) {
   return a.name.empty() ? StrCat("argument ", i) : StrCat("argument '", a.name, "'");
 }
 
+// A scalar argument being packed. Its description is written only when it is
+// refused: a launch that packs its scalars builds no text.
+struct ScalarArg {
+  const std::string& kernel;
+  size_t index;
+  const ArgInfo& info;
+  // "k: argument 'n' (int32)"
+  std::string What() const {
+    return StrCat(kernel, ": ", ArgLabel(index, info), " (", DTypeToString(info.dtype), ")");
+  }
+};
+
+std::string RangeText(__int128 lo, __int128 hi) {
+  return StrCat("[", IntText(lo), ", ", IntText(hi), "]");
+}
+
+// The exact value of an integer argument: int64, a flagged unsigned 64-bit
+// value, or a failure for an integer too wide for 64 bits (ModrtNumberFlag).
+__int128 ExactInt(const ScalarArg& arg, const Args& args, int32_t idx, __int128 lo, __int128 hi) {
+  const ModrtValue& v = args[idx];
+  if (v.type_code == kModrtFloat && v.reserved == kModrtNumberWideInt) {
+    Fail("OverflowError", arg.What(), " must be in ", RangeText(lo, hi),
+         ", got an integer beyond 64 bits");
+  }
+  if (v.type_code == kModrtInt && v.reserved == kModrtNumberUnsigned64) {
+    uint64_t u;
+    std::memcpy(&u, &v.v_int64, sizeof(u));
+    return u;
+  }
+  try {
+    return args.Int(idx);
+  } catch (const Error& e) {
+    Fail("TypeError", arg.What(), ": ", e.what());
+  }
+}
+
 // Checks the caller's value args[idx] against the range of its dtype and
 // stores it in its C type: nothing is wrapped, truncated or rounded to an
 // infinity.
-void PackScalar(const std::string& kernel, const std::string& label, DLDataType dt,
-                const Args& args, int32_t idx, uint64_t* slot) {
+void PackScalar(const ScalarArg& arg, const Args& args, int32_t idx, uint64_t* slot) {
+  const DLDataType dt = arg.info.dtype;
   auto store = [&](auto value) { std::memcpy(slot, &value, sizeof(value)); };
   if (dt.code == kDLInt || dt.code == kDLUInt || dt.code == kDLBool) {
     const bool is_signed = dt.code == kDLInt;
@@ -71,11 +86,9 @@ void PackScalar(const std::string& kernel, const std::string& label, DLDataType 
     const __int128 hi = dt.code == kDLBool ? 1
                         : is_signed        ? (one << (dt.bits - 1)) - 1
                                            : (one << dt.bits) - 1;
-    const std::string range = StrCat("[", IntText(lo), ", ", IntText(hi), "]");
-    const __int128 v = ExactInt(kernel, label, dt, args, idx, range);
+    const __int128 v = ExactInt(arg, args, idx, lo, hi);
     if (v < lo || v > hi) {
-      Fail("OverflowError", kernel, ": ", label, " (", DTypeToString(dt), ") must be in ", range,
-           ", got ", IntText(v));
+      Fail("OverflowError", arg.What(), " must be in ", RangeText(lo, hi), ", got ", IntText(v));
     }
     const uint64_t bits = static_cast<uint64_t>(v);  // two's complement of a value in range
     if (dt.bits == 8) store(static_cast<uint8_t>(bits));
@@ -85,21 +98,21 @@ void PackScalar(const std::string& kernel, const std::string& label, DLDataType 
     return;
   }
   if (dt.code != kDLFloat || (dt.bits != 16 && dt.bits != 32 && dt.bits != 64)) {
-    Fail("TypeError", kernel, ": scalar ", label, " of dtype ", DTypeToString(dt),
-         " is not supported");
+    Fail("TypeError", arg.kernel, ": scalar ", ArgLabel(arg.index, arg.info), " of dtype ",
+         DTypeToString(dt), " is not supported");
   }
   double v = 0;
   try {
     v = args.Float(idx);
   } catch (const Error& e) {
-    Fail("TypeError", kernel, ": ", label, " (", DTypeToString(dt), "): ", e.what());
+    Fail("TypeError", arg.What(), ": ", e.what());
   }
   const double max = dt.bits == 16   ? 65504.0
                      : dt.bits == 32 ? static_cast<double>(std::numeric_limits<float>::max())
                                      : std::numeric_limits<double>::max();
   auto overflow = [&] {
-    Fail("OverflowError", kernel, ": ", label, " (", DTypeToString(dt), ") must be in [",
-         ShortestText(-max), ", ", ShortestText(max), "] or inf/nan, got ", ShortestText(v));
+    Fail("OverflowError", arg.What(), " must be in [", ShortestText(-max), ", ", ShortestText(max),
+         "] or inf/nan, got ", ShortestText(v));
   };
   // An integer beyond 64 bits arrives as its nearest double, an infinity if none.
   const ModrtValue& raw = args[idx];
@@ -200,7 +213,7 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
            " is not supported");
     }
     k->sizes[i] = bytes;
-    PackScalar(info.name, ArgLabel(i, a), dt, args, idx, &k->slots[i]);
+    PackScalar(ScalarArg{info.name, i, a}, args, idx, &k->slots[i]);
   }
   for (size_t i = 0; i < nargs; ++i) k->ptrs[i] = &k->slots[i];
   for (size_t j = 0; j < info.launch_tags.size(); ++j) {
