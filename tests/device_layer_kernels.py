@@ -11,8 +11,9 @@ flag[0] != 0, which never comes). KERNELS[kind] is (source, signatures).
 OpenCL's own tests (backends/opencl) add `inc` (a[i] += 1) and `block_sum` (a sum
 per work-group in __local memory sized at launch) to KERNELS["opencl"].
 
-`check_rebound_replays_run_natively` is the one check, shared by the backends
-that re-record a graph for a replay with other buffers (Vulkan, WebGPU).
+`check_rebound_replays_run_natively` and `check_a_mismatched_rebinding_is_refused`
+are the checks shared by the backends that re-record a graph for a replay with
+other buffers (Vulkan, WebGPU).
 """
 
 from __future__ import annotations
@@ -217,3 +218,40 @@ def check_rebound_replays_run_natively(
     np.testing.assert_allclose(out.numpy(stream=other, timeout=60), result_of(x), rtol=1e-5, atol=1e-5)
     final = submission_counts(dev)
     assert final["launches"] == after["launches"] and final["graph_replays"] == after["graph_replays"] + 1
+
+
+def check_a_mismatched_rebinding_is_refused(
+    dev: Any,
+    g: Any,
+    s: Any,
+    a: Any,
+    c: Any,
+    wrong: Callable[[Any], Any],
+    expected: Any,
+    submission_counts: Callable[[Any], dict[str, int]],
+) -> None:
+    """Graph `g` (captured on stream `s`, reading `a`, writing `c` =
+    `expected`) is replayed into a new output, then with `a` rebound to
+    wrong(dev) (another shape, dtype or device): a ValueError before anything
+    is submitted or recorded, and the graph keeps its last recording and
+    replays it."""
+    import numpy as np
+    import pytest
+
+    import modrt
+
+    n = expected.shape[0]
+    out = modrt.empty((n,), "float32", dev)
+    g.replay({c: out})
+    s.synchronize(timeout=60)
+    bad = wrong(dev)
+    before = submission_counts(dev)
+    with pytest.raises(ValueError, match="rebound tensor must have the captured tensor's shape, dtype and device"):
+        g.replay({a: bad})
+    assert submission_counts(dev) == before
+    # The graph keeps its last recording and replays it.
+    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected, rtol=1e-6)
+    out.copyfrom(np.zeros(n, "float32"), stream=s)
+    g.replay({c: out})
+    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected, rtol=1e-6)
+    assert submission_counts(dev)["graph_recordings"] == before["graph_recordings"]

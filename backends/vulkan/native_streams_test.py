@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from device_layer_kernels import KERNELS, SLOW_ADD_SIGNATURE, check_rebound_replays_run_natively
+from device_layer_kernels import (
+    KERNELS,
+    SLOW_ADD_SIGNATURE,
+    check_a_mismatched_rebinding_is_refused,
+    check_rebound_replays_run_natively,
+)
 
 import modrt
 from modrt.backend import vulkan
@@ -152,13 +157,19 @@ def test_graph_replay_equals_launching_one_by_one(dev, mod):
     np.testing.assert_array_equal(d.numpy(stream=s, timeout=60), replayed)
 
 
-def test_graph_replay_with_a_rebound_buffer(dev, mod):
+def capture_add_then_inc(dev, mod):
+    """A graph on a new stream of c = a + b then c += 1: (x, y, a, c, stream, graph)."""
     x, y, a, b = inputs(dev)
     c = modrt.tensor(np.zeros(N, "float32"), dev)
     s = modrt.Stream(dev)
     with s.capture() as g:
         mod["vadd"](a, b, c, N, GRID, BLOCK)
         mod["inc"](c, N, GRID, BLOCK)
+    return x, y, a, c, s, g
+
+
+def test_graph_replay_with_a_rebound_buffer(dev, mod):
+    x, y, a, c, s, g = capture_add_then_inc(dev, mod)
     ones = modrt.tensor(np.ones(N, "float32"), dev)
     out = modrt.tensor(np.zeros(N, "float32"), dev)
     g.replay({a: ones, c: out})
@@ -171,12 +182,7 @@ def test_graph_replay_with_a_rebound_buffer(dev, mod):
 
 
 def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(dev, mod):
-    x, y, a, b = inputs(dev)
-    c = modrt.tensor(np.zeros(N, "float32"), dev)
-    s = modrt.Stream(dev)
-    with s.capture() as g:
-        mod["vadd"](a, b, c, N, GRID, BLOCK)
-        mod["inc"](c, N, GRID, BLOCK)
+    x, y, a, c, s, g = capture_add_then_inc(dev, mod)
     assert g.native
     assert "rebound replays re-recorded" in s.implementation
     assert "one reusable command buffer, recorded anew when a replay rebinds buffers" in s.implementation
@@ -222,17 +228,4 @@ def test_a_rebound_tensor_that_does_not_match_is_refused_before_anything_is_reco
     s = modrt.Stream(dev)
     with s.capture() as g:
         mod["vadd"](a, b, c, N, GRID, BLOCK)
-    out = modrt.empty((N,), "float32", dev)
-    g.replay({c: out})
-    s.synchronize(timeout=60)
-    bad = wrong(dev)
-    before = vulkan.submission_counts(dev)
-    with pytest.raises(ValueError, match="rebound tensor must have the captured tensor's shape, dtype and device"):
-        g.replay({a: bad})
-    assert vulkan.submission_counts(dev) == before
-    # The graph keeps its last recording and replays it.
-    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
-    out.copyfrom(np.zeros(N, "float32"), stream=s)
-    g.replay({c: out})
-    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
-    assert vulkan.submission_counts(dev)["graph_recordings"] == before["graph_recordings"]
+    check_a_mismatched_rebinding_is_refused(dev, g, s, a, c, wrong, x + y, vulkan.submission_counts)
