@@ -157,7 +157,7 @@ def modrt_wheel(name, **kwargs):
     """The `modrt` wheel (see python/BUILD.bazel)."""
     _modrt_wheel(name = name, arch = _ARCH, version = MODRT_VERSION, **kwargs)
 
-def modrt_backend_wheel(backend, name = "wheel", requires = []):
+def modrt_backend_wheel(backend, name = "wheel", requires = [], extras = {}):
     """`modrt-<backend>`: the backend's runtime DSO, for `pip install`.
 
     Call it in backends/<backend>/BUILD.bazel. The wheel holds the package
@@ -171,12 +171,15 @@ def modrt_backend_wheel(backend, name = "wheel", requires = []):
       name: the target name.
       requires: more Requires-Dist lines (what the runtime loads at run time,
         e.g. the wgpu package whose libwgpu_native the WebGPU runtime dlopens).
+      extras: optional dependencies, {extra: [requirement, ...]}
+        (`pip install modrt-<backend>[extra]`).
     """
     _modrt_wheel(
         name = name,
         arch = _ARCH,
         backend = backend,
         distribution = "modrt-" + backend,
+        extras = extras,
         requires = requires,
         runtime = [":runtime"],
         summary = "modrt's %s runtime (libmodrt_runtime_%s.so): `import modrt` finds and loads it" % (backend, backend),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -95,13 +96,19 @@ def squeeze(text: str) -> str:
     return "".join(text.split())
 
 
+def table_lines(text: str) -> list[str]:
+    """The lines of `modrt info` but the numbered paths of runtimes found more
+    than once, which are printed whole whatever their length."""
+    return [line for line in text.splitlines() if not re.match(r"^ *\d+  /", line)]
+
+
 def test_info_fits_100_columns_and_verbose_shows_every_reason_in_full() -> None:
     reasons = [r["reason"] for r in json.loads(modrt_cli("info", "--json").stdout) if r["reason"]]
     assert reasons
     short, full = modrt_cli("info"), modrt_cli("info", "--verbose")
     assert short.returncode == 0 and full.returncode == 0, short.stderr + full.stderr
     for proc in (short, full):
-        assert max(len(line) for line in proc.stdout.splitlines()) <= 100, proc.stdout
+        assert max(len(line) for line in table_lines(proc.stdout)) <= 100, proc.stdout
     for reason in reasons:
         assert squeeze(reason) in squeeze(full.stdout), reason
     if any(len(r) > 60 for r in reasons):  # too long for its column: shortened, and said so
@@ -122,6 +129,94 @@ def test_fitted_table_shortens_or_wraps_long_cells() -> None:
     assert max(map(len, full.splitlines())) <= 100
     assert squeeze(reason) in squeeze(full)
     assert full.splitlines()[-1].split() == ["cpu", "real", "-"]  # rows stay whole, in order
+
+
+# Device names as drivers report them on machines CI never sees: long (PoCL on
+# a Xeon), short, wide (CJK), combining marks, and none at all.
+SYNTHETIC_DEVICE_NAMES = [
+    "cpu-skylake-avx512-Intel(R) Xeon(R) Processor @ 2.10GHz with a very long marketing suffix " * 2,
+    "x",
+    "\u8ba1\u7b97\u8bbe\u5907\u96f6\u53f7\uff08\u5f88\u957f\u7684\u540d\u5b57\uff09" * 4,
+    "Ge\u0301ne\u0301rique-\u00e9\u00e8\u00ea-device",
+    "",
+]
+
+
+def synthetic_info_rows(names: list[str], devices_per_backend: int) -> list[dict]:
+    """`modrt info --json`-shaped rows for three backends whose devices carry `names`."""
+    rows = []
+    for backend in ("cpu", "opencl", "an-out-of-tree-backend-with-a-long-name"):
+        devices = [
+            {
+                "device": f"{backend}({i})",
+                "name": names[i % len(names)],
+                "max_threads_per_block": 1024 * (i + 1),
+                "compute_version": "9.9" * (i % 3),
+                "target": f"Target(kind={backend}, attrs={{'device_name': {names[i % len(names)]!r}}})",
+            }
+            for i in range(devices_per_backend)
+        ]
+        rows.append(
+            {
+                "backend": backend,
+                "selected": None if "tree" in backend else True,
+                "dso": "/opt/" + "deep/" * 40 + "libmodrt_runtime_x.so",
+                "dso_found": True,
+                "loaded": bool(devices),
+                "driver_found": True,
+                "devices": devices,
+                "reason": "" if devices else "no driver: " + "libOpenCL.so.1 not found in any of " + "/lib:" * 50,
+                "origin": "MODRT_LIBRARY_PATH" if devices else "",
+                "copies": [
+                    {"origin": "modrt-opencl wheel " * 5, "state": "skipped: " + "wrong ABI " * 20, "path": "/p/" * 60},
+                    {"origin": "build", "state": "loaded", "path": "/b"},
+                ],
+            }
+        )
+    return rows
+
+
+@pytest.mark.parametrize("devices_per_backend", [0, 1, 7, 200])
+@pytest.mark.parametrize("verbose", [False, True])
+def test_info_fits_100_columns_whatever_the_device_names_and_counts(devices_per_backend: int, verbose: bool) -> None:
+    from modrt_cli import _common, info
+
+    rows = synthetic_info_rows(SYNTHETIC_DEVICE_NAMES, devices_per_backend)
+    text = info.render(rows, verbose=verbose)
+    assert max(_common.display_width(line) for line in table_lines(text)) <= 100, text
+    for copy in rows[0]["copies"]:  # paths are whole, one a line
+        assert f"  {copy['path']}\n" in text + "\n"
+    devices = [d for r in rows for d in r["devices"]]
+    # Every device has its row, whatever its name.
+    assert text.count("Target(kind=") == len(devices)
+    if verbose:  # and, verbose, every label, name, reason and target in full
+        for d in devices:
+            for what in ("device", "name", "target"):
+                assert squeeze(d[what]) in squeeze(text), what
+        for r in rows:
+            assert squeeze(r["reason"]) in squeeze(text)
+        assert "shortened" not in text
+    else:
+        assert "--verbose prints them in full" in text
+
+
+def test_fitted_table_lines_up_wide_and_combining_characters() -> None:
+    from modrt_cli import _common
+
+    rows = [["\u8ba1\u7b97", "a"], ["e\u0301e\u0301", "b"], ["ab", "c"]]
+    lines = _common.fitted_table(["name", "x"], rows, flexible=(0,))[0].splitlines()
+    # The second column starts at the same display column on every row.
+    starts = {_common.display_width(line[: line.rindex(" ") + 1]) for line in lines[2:]}
+    assert starts == {6}, lines
+
+
+def test_fitted_table_refuses_columns_it_does_not_have() -> None:
+    from modrt_cli import _common
+
+    with pytest.raises(ValueError, match="flexible columns \\[5\\]"):
+        _common.fitted_table(["a", "b"], [["1", "2"]], flexible=(5,))
+    with pytest.raises(ValueError, match="every row needs 2 cells"):
+        _common.fitted_table(["a", "b"], [["1"]], flexible=(1,))
 
 
 def test_compile_writes_an_artifact_and_says_real_or_fallback(tmp_path: Path, c_file: Path) -> None:
@@ -149,6 +244,21 @@ def test_compile_writes_an_artifact_and_says_real_or_fallback(tmp_path: Path, c_
     assert forced.returncode == 0, forced.stderr
     assert "fallback (MODRT_COMPILE_FORCE_FALLBACK=1)" in forced.stdout
     assert (tmp_path / "f.modrt").read_bytes() == (tmp_path / "k.modrt").read_bytes()
+
+
+def test_compile_reads_signatures_from_the_kernel_without_function_or_from_a_bare_name(tmp_path: Path) -> None:
+    cl = tmp_path / "vadd.cl"
+    cl.write_text(CL_SOURCE)
+    for how in ([], ["--function=vadd"]):
+        out = tmp_path / f"vadd{len(how)}.modrt"
+        proc = modrt_cli("compile", "--target=opencl", *how, f"--output={out}", str(cl))
+        assert proc.returncode == 0, proc.stderr
+        assert f"  {CL_KEPT}" in proc.stdout.splitlines()
+        (entry,) = modrt.artifact.read_manifest(out).modules
+        assert [f.signature for f in entry.functions] == [CL_KEPT]
+    help_text = squeeze(modrt_cli("compile", "--help").stdout)
+    assert squeeze("a bare kernel name") in help_text
+    assert squeeze("omitted: every kernel the source declares") in help_text
 
 
 def test_compile_errors_are_messages(tmp_path: Path, c_file: Path) -> None:

@@ -113,6 +113,15 @@ def test_an_unknown_attribute_is_none():
     assert modrt.device("cpu", 0).attr("no_such_attribute") is None
 
 
+@pytest.mark.parametrize("kind", ["cpu", "opencl", "cuda", "hexagon"])
+def test_a_device_that_does_not_exist_answers_none(kind):
+    # Index 4096: no device of any backend here; typed `str | None`, so no raise.
+    dev = modrt.device(kind, 4096)
+    assert not dev.exist and dev.unavailable_reason
+    assert dev.name is None and dev.max_threads_per_block is None
+    assert dev.attributes() == {}
+
+
 ACME = """
 import sys, modrt
 modrt.backend.load_plugin(sys.argv[1])

@@ -83,6 +83,8 @@ fi
 # 4. The smoke tests, from outside the checkout so that only the venv's modrt is importable.
 junit_arg=()
 [[ -n "${junit}" ]] && junit_arg=("--junitxml=${junit}")
-cp "${workspace}/tools/wheel_smoke_test.py" "${tmp}/"
-(cd "${tmp}" && env -u PYTHONPATH "${venv}/bin/python" -m pytest -p no:cacheprovider -q -rs "${junit_arg[@]}" \
-  wheel_smoke_test.py)
+# readme_installs_test.py runs every install block of the README as written,
+# each in a venv of its own (it needs PyPI for the CUDA wheels).
+cp "${workspace}/tools/wheel_smoke_test.py" "${workspace}/tools/readme_installs_test.py" "${tmp}/"
+(cd "${tmp}" && env -u PYTHONPATH MODRT_WORKSPACE="${workspace}" "${venv}/bin/python" -m pytest -p no:cacheprovider \
+  -q -rs "${junit_arg[@]}" wheel_smoke_test.py readme_installs_test.py)

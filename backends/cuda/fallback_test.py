@@ -4,6 +4,7 @@ section 5), with or without the runtime."""
 import os
 import re
 import sys
+import warnings
 
 import pytest
 
@@ -110,7 +111,7 @@ def test_compile_errors_carry_the_nvrtc_log():
 
 def test_without_nvcc_or_nvrtc_the_source_is_kept_and_codegen_says_so(without_nvrtc, monkeypatch):
     monkeypatch.setenv("MODRT_COMPILE_FORCE_FALLBACK", "1")
-    with pytest.warns(RuntimeWarning, match="neither nvcc nor NVRTC is installed.*fmt 'cuda'"):
+    with pytest.warns(modrt.SourceNotCheckedWarning, match="neither nvcc nor NVRTC is installed.*fmt 'cuda'"):
         mod = modrt.compile(SCALE, "cuda", [SIGNATURE])
     assert mod.inspect_source() == SCALE
     payload = modrt.Payload.create("single-binary", "cuda", [KEPT], code=SCALE.encode())
@@ -177,3 +178,43 @@ def test_fallback_bytes_cannot_load_without_the_runtime(fallback):
         pytest.skip("the CUDA runtime is loaded in this build; covered by runtime_test")
     with pytest.raises(ValueError, match="libmodrt_runtime_cuda.so is not loaded"):
         modrt.load_module_from_bytes("cuda", fallback.save_to_bytes())
+
+
+def scale_ptx() -> str:
+    return modrt.compile(SCALE, "cuda", [SIGNATURE]).inspect_source("ptx")
+
+
+def test_ptx_is_assembled_by_ptxas_at_compile_time():
+    from modrt.backend.cuda import ptx_check
+
+    # The nvidia-cuda-nvcc-cu12 wheel's, in the toolchain root (modrt-cuda[ptxas] for users).
+    assert ptx_check.find_ptxas(nvrtc.package_roots().split("\n")) is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", modrt.SourceNotCheckedWarning)
+        assert modrt.compile(scale_ptx(), "cuda", [SIGNATURE]).signature("scale") == SIGNATURE
+    broken = scale_ptx().replace("ret;", "this is not ptx;")
+    with pytest.raises(modrt.CompileError) as e:
+        modrt.compile(broken, "cuda", [SIGNATURE], filename="scale.ptx")
+    message = str(e.value)
+    assert message.startswith("PTX of scale (scale.ptx) does not compile [ptxas]; nothing was built"), message
+    assert "scale.ptx, line" in message and "syntax error" in message, message
+
+
+def test_ptx_without_ptxas_is_taken_with_a_source_not_checked_warning(monkeypatch, tmp_path):
+    broken = scale_ptx().replace("ret;", "this is not ptx;")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(nvrtc, "package_roots", lambda: "")
+    with pytest.warns(
+        modrt.SourceNotCheckedWarning,
+        match=r"^modrt: PTX source is not checked at compile time: ptxas is not installed here: "
+        r"pip install 'modrt-cuda\[ptxas\]'",
+    ):
+        mod = modrt.compile(broken, "cuda", [SIGNATURE])
+    assert mod.kind == "cuda" and mod.inspect_source("ptx") == broken
+
+
+def test_validate_false_takes_ptx_unchecked_and_says_nothing():
+    broken = scale_ptx().replace("ret;", "this is not ptx;")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert modrt.compile(broken, "cuda", [SIGNATURE], validate=False).kind == "cuda"

@@ -141,6 +141,41 @@ Ref<TensorObj> TensorObj::Adopt(const DLTensor& src, std::function<void()> relea
   return t;
 }
 
+Ref<TensorObj> TensorObj::View(const Ref<TensorObj>& base, DLDataType dtype) {
+  const DLDataType from = base->dl_.dtype;
+  const unsigned from_bits = from.bits * static_cast<unsigned>(from.lanes);
+  const unsigned to_bits = dtype.bits * static_cast<unsigned>(dtype.lanes);
+  if (from_bits % 8 != 0 || to_bits % 8 != 0) {
+    Fail("ValueError", "cannot view ", DTypeToString(from), " as ", DTypeToString(dtype),
+         ": a view needs element types of whole bytes");
+  }
+  std::vector<int64_t> shape = base->shape_;
+  if (to_bits != from_bits) {
+    if (shape.empty()) {
+      Fail("ValueError", "cannot view a 0-d tensor of ", DTypeToString(from), " (", from_bits / 8,
+           " bytes) as ", DTypeToString(dtype), " (", to_bits / 8,
+           " bytes): only a type of the same size keeps its shape");
+    }
+    const uint64_t last_bytes = static_cast<uint64_t>(shape.back()) * (from_bits / 8);
+    if (last_bytes % (to_bits / 8) != 0) {
+      Fail("ValueError", "cannot view ", DTypeToString(from),
+           Dims(shape.data(), static_cast<int32_t>(shape.size())), " as ", DTypeToString(dtype),
+           ": the last dimension's ", last_bytes, " bytes are not a whole number of ", to_bits / 8,
+           "-byte elements");
+    }
+    shape.back() = static_cast<int64_t>(last_bytes / (to_bits / 8));
+  }
+  auto t = MakeObject<TensorObj>();
+  t->dl_ = base->dl_;
+  t->dl_.dtype = dtype;
+  t->shape_ = std::move(shape);
+  t->dl_.shape = t->shape_.data();
+  t->release_ = [base] {};  // the base's memory lives as long as the view
+  t->read_only_ = base->read_only_;
+  t->guard_ = base->guard_;
+  return t;
+}
+
 Ref<TensorObj> TensorObj::FromDLPack(DLManagedTensor* managed, bool copy) {
   if (managed == nullptr) Fail("ValueError", "null DLManagedTensor");
   auto release = [managed] {
@@ -306,6 +341,11 @@ MODRT_STATIC_INIT([] {
     std::vector<char> staging(n);
     sapi->CopyToHost(src->dl(), staging.data(), n);
     dapi->CopyFromHost(staging.data(), dst->dl(), n);
+  });
+  // tensor.view(tensor, dtype): the same memory as another element type.
+  RegisterGlobal("tensor.view", [](const Args& a, Ret* r) {
+    a.ExpectCount(2, "tensor.view");
+    r->SetObject(TensorObj::View(Ref<TensorObj>(TensorArg(a, 0)), ParseDType(a.Str(1))));
   });
   RegisterGlobal("dtype.normalize", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "dtype.normalize");

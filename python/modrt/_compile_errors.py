@@ -25,17 +25,28 @@ class CompileError(ValueError):
 
     `target` is the target kind, `functions` the function names the source
     defines, `filename` the name the messages use, `tool` the checker, and
-    `messages` the checker's diagnostics (file:line:column: error: ...)."""
+    `messages` the checker's diagnostics (file:line:column: error: ...),
+    `language` the source's language where the target takes several (WGSL
+    or GLSL for vulkan, PTX or CUDA C++ for cuda; default: the target's own)."""
 
-    def __init__(self, target: str, functions: Sequence[str], filename: str, tool: str, messages: str) -> None:
+    def __init__(
+        self,
+        target: str,
+        functions: Sequence[str],
+        filename: str,
+        tool: str,
+        messages: str,
+        language: str | None = None,
+    ) -> None:
         self.target = target
+        self.language = language or LANGUAGE.get(target, target)
         self.functions = list(functions)
         self.filename = filename
         self.tool = tool
         self.messages = messages.strip()
         names = ", ".join(self.functions)
         super().__init__(
-            f"{LANGUAGE.get(target, target)} of {names} ({filename}) does not compile "
+            f"{self.language} of {names} ({filename}) does not compile "
             f"[{tool}]; nothing was built or exported:\n{self.messages}"
         )
 

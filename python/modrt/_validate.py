@@ -61,21 +61,25 @@ class validating:
         _FILENAME.reset(self._tokens[1])
 
 
-def tool_failed(kind: str, functions: Sequence[str], input_name: str, error: Exception) -> CompileError:
+def tool_failed(
+    kind: str, functions: Sequence[str], input_name: str, error: Exception, language: str | None = None
+) -> CompileError:
     """The CompileError for a compiler a driver ran (run_tool's ToolError, or
-    NVRTC's) on `input_name`: its messages name the user's file instead."""
+    NVRTC's) on `input_name`: its messages name the user's file instead.
+    `language` names the source's language where the target takes several."""
     names = function_names(functions)
     ext = os.path.splitext(input_name)[1].lstrip(".")
     shown = display_name(_FILENAME.get(), names[0], ext)
     tool = getattr(error, "tool", "") or kind
     output = getattr(error, "output", None) or str(error)
-    return CompileError(kind, names, shown, tool, output.replace(input_name, shown))
+    return CompileError(kind, names, shown, tool, output.replace(input_name, shown), language)
 
 
-def not_checked(target: str, reason: str) -> None:
-    """Warns (SourceNotCheckedWarning) that `target`'s source is compiled unchecked, and why."""
+def not_checked(target: str, reason: str, language: str | None = None) -> None:
+    """Warns (SourceNotCheckedWarning) that `target`'s source (in `language`,
+    default the target's own) is compiled unchecked, and why."""
     warnings.warn(
-        f"modrt: {_LANGUAGE.get(target, target)} source is not checked at compile time: {reason}",
+        f"modrt: {language or _LANGUAGE.get(target, target)} source is not checked at compile time: {reason}",
         SourceNotCheckedWarning,
         stacklevel=5,
     )

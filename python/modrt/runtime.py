@@ -102,8 +102,14 @@ class Device:
         return not self.unavailable_reason
 
     def attr(self, name: str) -> Any:
-        """A device attribute by name, or None when the backend does not report it."""
-        return call("device.attr", self, name)
+        """A device attribute by name, or None when the backend does not report
+        it or the device does not exist (`unavailable_reason` says why)."""
+        try:
+            return call("device.attr", self, name)
+        except Exception:
+            if not self.exist:
+                return None
+            raise
 
     @property
     def name(self) -> str | None:
@@ -228,6 +234,17 @@ class Tensor(_ffi.Object):
     @property
     def device(self) -> Device:
         return Device._from_dl(self._dl().device)
+
+    def view(self, dtype: Any) -> Tensor:
+        """The same memory as elements of `dtype` (a name or a numpy dtype),
+        as numpy's `ndarray.view(dtype)`: no copy, on any device. The last
+        dimension scales by the ratio of the element sizes and must hold a
+        whole number of the new elements (ValueError otherwise); a 0-d tensor
+        takes only a type of its own size. A float16 tensor viewed as uint16
+        is what a kernel declaring `ushort` takes; 16 bytes as `uint32x4`, a
+        WGSL uniform block. The view keeps this tensor's memory alive and is
+        read-only when it is."""
+        return call("tensor.view", self, dtype if isinstance(dtype, str) else str(_numpy_dtype(dtype)))
 
     def _wait(self, stream: streams.Stream | None, timeout: float | None) -> None:
         if stream is not None:
@@ -391,6 +408,12 @@ class Tensor(_ffi.Object):
 _ffi.register_object_class(_ffi.OBJ_TENSOR, Tensor)
 
 _DTYPE_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool"}
+
+
+def _numpy_dtype(dtype: Any) -> Any:
+    import numpy as np
+
+    return np.dtype(dtype)
 
 
 def _dtype_name(dt: _ffi.DLDataType) -> str:

@@ -1,6 +1,6 @@
 """modrt compile: kernel source + function signatures -> a .modrt artifact.
 
-usage: modrt compile --target=KIND --function=SIGNATURE [--function=...]
+usage: modrt compile --target=KIND [--function=SIGNATURE|NAME ...]
                      [--output=FILE.modrt] [--force_fallback] [--no-validate]
                      SOURCE [NAME=SOURCE ...]
 
@@ -9,7 +9,10 @@ vulkan, MSL, WGSL, or a prebuilt shared object for hexagon. Multi-shader
 targets (vulkan, metal, webgpu) take one file per function as NAME=FILE, or
 one file shared by all. A signature reads
 "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)":
-buffers end in '*', launch parameters follow ';'.
+buffers end in '*', launch parameters follow ';'. Where the kernel declares
+its interface (OpenCL C, CUDA, WGSL, SPIR-V, GLSL: docs/formats/), --function
+may be a bare kernel name, or be left out to compile every kernel the source
+declares; a full signature is then checked against the kernel's.
 
 Source is checked first, runtime or not: OpenCL C with clang's OpenCL front
 end (and a build on an OpenCL device where one is here), WGSL with naga
@@ -37,7 +40,13 @@ def define_flags() -> None:
     from absl import flags
 
     define(flags.DEFINE_string, "target", None, "Target kind: cpu, opencl, cuda, rocm, vulkan, metal, webgpu, hexagon.")
-    define(flags.DEFINE_multi_string, "function", [], "A function signature (repeat for several).")
+    define(
+        flags.DEFINE_multi_string,
+        "function",
+        [],
+        "A function signature, or a kernel's bare name where the kernel declares its interface (repeat for several;"
+        " omitted: every kernel the source declares).",
+    )
     define(flags.DEFINE_string, "output", None, "Where to write the artifact (default: SOURCE with .modrt).")
     define(
         flags.DEFINE_bool,
@@ -58,8 +67,6 @@ def main(argv: list[str]) -> int:
         return _common.fail("compile needs a SOURCE file", 2)
     if not FLAGS.target:
         return _common.fail("compile needs --target", 2)
-    if not FLAGS.function:
-        return _common.fail("compile needs at least one --function signature", 2)
     if FLAGS.force_fallback:
         os.environ["MODRT_COMPILE_FORCE_FALLBACK"] = "1"
     modrt = _common.import_modrt()
@@ -74,7 +81,9 @@ def main(argv: list[str]) -> int:
         filename = argv[0] if isinstance(source, str | bytes) else {name: path for name, _, path in per_function}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", modrt.SourceNotCheckedWarning)
-            module = modrt.compile(source, FLAGS.target, FLAGS.function, validate=FLAGS.validate, filename=filename)
+            module = modrt.compile(
+                source, FLAGS.target, FLAGS.function or None, validate=FLAGS.validate, filename=filename
+            )
         output = FLAGS.output or os.path.splitext(argv[0].partition("=")[2] or argv[0])[0] + ".modrt"
         module.export(output)
     except (OSError, ValueError, RuntimeError, TypeError) as e:

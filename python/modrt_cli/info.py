@@ -120,7 +120,15 @@ def main(argv: list[str]) -> int:
     rows = collect(modrt)
     if FLAGS.json:
         print(json.dumps(rows, indent=2))
-        return 0
+    else:
+        print(render(rows, verbose=FLAGS.verbose))
+    return 0
+
+
+def render(rows: list[dict[str, Any]], verbose: bool = False) -> str:
+    """The report for `rows` (as `collect` gives them) as text: tables that fit
+    100 columns whatever the names, counts and reasons in them."""
+    out: list[str] = []
     table, shortened = _common.fitted_table(
         ["backend", "selected", "DSO found", "loaded", "from", "driver", "devices", "why not"],
         [
@@ -136,10 +144,10 @@ def main(argv: list[str]) -> int:
             ]
             for r in rows
         ],
-        flexible=(7,),
-        verbose=FLAGS.verbose,
+        flexible=(7, 4, 0),
+        verbose=verbose,
     )
-    print(table)
+    out.append(table)
     copies = [
         (r["backend"], c)
         for r in rows
@@ -147,40 +155,42 @@ def main(argv: list[str]) -> int:
         if len(r["copies"]) > 1 or c["state"] not in ("loaded", "found")
     ]
     if copies:
-        print()
-        print("Runtimes found more than once, or skipped (the first usable copy loads: MODRT_LIBRARY_PATH,")
-        print("then modrt-<x> wheels in sys.path order, then modrt's own lib/, then the build):")
+        out.append("")
+        out.append("Runtimes found more than once, or skipped (the first usable copy loads: MODRT_LIBRARY_PATH,")
+        out.append("then modrt-<x> wheels in sys.path order, then modrt's own lib/, then the build):")
         copy_table, more = _common.fitted_table(
             ["#", "backend", "from", "state"],
             [[i, name, c["origin"], c["state"]] for i, (name, c) in enumerate(copies, 1)],
-            flexible=(3, 2),
-            verbose=FLAGS.verbose,
+            flexible=(3, 2, 1),
+            verbose=verbose,
         )
-        print(copy_table)
+        out.append(copy_table)
         shortened |= more
         # Paths are never shortened: each on a line of its own.
         for i, (_, c) in enumerate(copies, 1):
-            print(f"{i:>2}  {c['path']}")
-    devices = [(r["backend"], d) for r in rows for d in r["devices"]]
+            out.append(f"{i:>2}  {c['path']}")
+    devices = [d for r in rows for d in r["devices"]]
     if devices:
-        print()
+        out.append("")
         # Verbose: targets are long, so they follow the table, one wrapped paragraph each.
-        target_column = [] if FLAGS.verbose else ["detected target"]
+        target_column = [] if verbose else ["detected target"]
+        headers = ["device", *DEVICE_HEADERS, *target_column]
         table, more = _common.fitted_table(
-            ["device", *DEVICE_HEADERS, *target_column],
+            headers,
             [
-                [d["device"], *[d.get(a, "-") for a in DEVICE_ATTRS], *([] if FLAGS.verbose else [d["target"]])]
-                for _, d in devices
+                [d["device"], *[d.get(a, "-") for a in DEVICE_ATTRS], *([] if verbose else [d["target"]])]
+                for d in devices
             ],
-            flexible=(len(DEVICE_ATTRS) + 1, 1),
-            verbose=FLAGS.verbose,
+            # The target (when shown), then the device's name, then its label give up room.
+            flexible=(*([len(headers) - 1] if target_column else []), 1, 0),
+            verbose=verbose,
         )
-        print(table)
+        out.append(table)
         shortened |= more
-        if FLAGS.verbose:
-            print()
-            for _, d in devices:
-                print(_common.wrapped(f"{d['device']} detected target: {d['target']}"))
+        if verbose:
+            out.append("")
+            for d in devices:
+                out.append(_common.wrapped(f"{d['device']} detected target: {d['target']}"))
     if shortened:
-        print("\n(long reasons are shortened; --verbose prints them in full, --json too)")
-    return 0
+        out.append("\n(long reasons are shortened; --verbose prints them in full, --json too)")
+    return "\n".join(out)

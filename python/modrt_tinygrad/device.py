@@ -34,7 +34,6 @@ The pieces:
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import platform
@@ -104,41 +103,6 @@ def default_backend() -> str:
 # ---- memory ---------------------------------------------------------------
 
 
-# DLPack (dlpack.h) structures, to re-export a tensor's memory with another
-# element type: modrt checks that a kernel's buffers have the element types
-# of its signature, and tinygrad's buffers are untyped bytes.
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", _DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", _DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
-
-
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype = ctypes.c_void_p
-_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-# DLPack type codes: int, uint, float, bfloat, bool.
-_DL_CODES = {"int": 0, "uint": 1, "float": 2, "bfloat": 4, "bool": 6}
-
-
 @functools.cache
 def modrt_dtype(dt: DType) -> str:
     """modrt's name of tinygrad's scalar dtype `dt` (float32, uint8, bool, ...)."""
@@ -148,14 +112,6 @@ def modrt_dtype(dt: DType) -> str:
         return "bfloat16"
     kind = "float" if dtypes.is_float(dt) else "uint" if dtypes.is_unsigned(dt) else "int"
     return f"{kind}{dt.itemsize * 8}"
-
-
-def _dl_dtype(name: str) -> _DLDataType:
-    """DLPack's type of modrt dtype `name` ("float32", "bool", "uint32x4")."""
-    scalar, _, lanes = name.partition("x")
-    kind = scalar.rstrip("0123456789")
-    bits = int(scalar[len(kind) :] or 8)
-    return _DLDataType(_DL_CODES[kind], bits, int(lanes or 1))
 
 
 class ModrtBuffer:
@@ -170,28 +126,13 @@ class ModrtBuffer:
         self._typed: dict[str, modrt.Tensor] = {"uint8": storage}
 
     def typed(self, dtype: str) -> modrt.Tensor:
-        """This buffer as a modrt tensor of `dtype` (the same memory)."""
+        """This buffer as a modrt tensor of `dtype` (the same memory: modrt
+        checks that a kernel's buffers have its signature's element types, and
+        tinygrad's buffers are untyped bytes)."""
         t = self._typed.get(dtype)
         if t is None:
-            t = self._typed[dtype] = self._reexport(dtype)
+            t = self._typed[dtype] = self.storage.view(dtype)
         return t
-
-    def _reexport(self, dtype: str) -> modrt.Tensor:
-        dl = _dl_dtype(dtype)
-        itemsize = dl.bits // 8 * dl.lanes
-        size = self.storage.shape[0]
-        if size % itemsize:
-            raise ValueError(f"a buffer of {size} bytes is not a whole number of {dtype}")
-        # The storage's own DLPack export keeps it alive until the new tensor
-        # goes; only its description changes (modrt copies the shape on import).
-        capsule = self.storage.__dlpack__()
-        managed = _DLManagedTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
-        shape = (ctypes.c_int64 * 1)(size // itemsize)
-        managed.dl_tensor.dtype = dl
-        managed.dl_tensor.ndim = 1
-        managed.dl_tensor.shape = shape
-        managed.dl_tensor.strides = None
-        return modrt.from_dlpack(capsule)
 
 
 class ModrtAllocator(LRUAllocator["ModrtDevice"]):
@@ -474,7 +415,8 @@ class ModrtDevice(Compiled):
                 # tinygrad's WGSL declares every variable i32.
                 raise OverflowError(f"variable value {value} does not fit the kernel's int32 (WGSL i32) uniform")
             data = struct.pack("<f" if isinstance(value, float) else "<i", value)
-            size = _dl_dtype(dtype).bits // 8 * _dl_dtype(dtype).lanes
+            scalar, _, lanes = dtype.partition("x")
+            size = int(re.sub(r"\D", "", scalar)) // 8 * int(lanes or 1)
             host = np.frombuffer(data.ljust(size, b"\0"), dtype=np.uint8)
             storage = modrt.tensor(host, self.modrt_device)
             tensor = self.uniforms[key] = ModrtBuffer(storage, size).typed(dtype)

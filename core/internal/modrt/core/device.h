@@ -118,6 +118,10 @@ class MODRT_API TensorObj : public Object {
   // (and the producer's is released at once).
   static Ref<TensorObj> FromDLPack(DLManagedTensor* managed, bool copy = false);
   static Ref<TensorObj> FromDLPackVersioned(DLManagedTensorVersioned* managed, bool copy = false);
+  // The same bytes as elements of `dtype` (numpy's ndarray.view(dtype)): the
+  // last dimension scales by the ratio of the element sizes, which must
+  // divide it; a 0-d tensor keeps its element size. The view holds `base`.
+  static Ref<TensorObj> View(const Ref<TensorObj>& base, DLDataType dtype);
 
  private:
   static Ref<TensorObj> Adopt(const DLTensor& src, std::function<void()> release, bool read_only,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
+from collections.abc import Sequence
 
 from modrt import sdk
 from modrt.sdk import (
@@ -83,6 +83,18 @@ def _ptx_checked(ptx: str, functions: list[str], language: str) -> str:
     return reflection.rename_entries(ptx, renames) if renames else ptx
 
 
+def check(source: Source, functions: Sequence[str], filename: object) -> None:
+    """PTX is assembled by ptxas (ptx_check); CUDA C++ is checked by the
+    compiler codegen runs (nvcc or NVRTC), or said to be unchecked there."""
+    from . import reflection
+
+    text = text_of(source)
+    if reflection.is_ptx(text):
+        from . import nvrtc, ptx_check  # imported on use: they cost milliseconds at `import modrt`
+
+        ptx_check.check(text, functions, nvrtc.package_roots().split("\n"))
+
+
 def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     """CUDA C++ to PTX with nvcc when it is installed, else with NVRTC when a
     libnvrtc is found (see modrt.backend.cuda.nvrtc for the library search, the
@@ -133,12 +145,11 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
             "names are resolved from NVRTC's output, and there is no NVRTC here (install the "
             'nvidia-cuda-nvrtc-cu12 wheel), or declare them extern "C"'
         )
-    warnings.warn(
-        "modrt: neither nvcc nor NVRTC is installed, so CUDA C++ is kept as source (fmt 'cuda'); "
+    sdk.not_checked(
+        "cuda",
+        "neither nvcc nor NVRTC is installed, so CUDA C++ is kept as source (fmt 'cuda'); "
         "the CUDA runtime compiles it with NVRTC when the module is loaded. Install the "
-        "nvidia-cuda-nvrtc-cu12 wheel (or set MODRT_NVRTC_LIBRARY) to get PTX here.",
-        RuntimeWarning,
-        stacklevel=2,
+        "nvidia-cuda-nvrtc-cu12 wheel (a dependency of modrt-cuda; or set MODRT_NVRTC_LIBRARY) to get PTX here.",
     )
     return Payload.create("single-binary", "cuda", functions, code=text.encode(), sources={"cuda": text})
 
@@ -150,7 +161,9 @@ def _ptx_payload(ptx: bytes, functions: list[str], text: str) -> Payload:
 
 
 # takes_compiler_options: modrt.compile(options=, include_dirs=) reach NVRTC or nvcc.
-BACKEND = sdk.Backend("cuda", codegen=codegen, takes_compiler_options=True, detect=detect_target, reflector=reflect)
+BACKEND = sdk.Backend(
+    "cuda", codegen=codegen, takes_compiler_options=True, detect=detect_target, reflector=reflect, check=check
+)
 
 
 def register_backend() -> None:

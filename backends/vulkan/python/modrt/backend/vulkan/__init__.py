@@ -176,7 +176,7 @@ def wgsl_to_spirv(name: str, wgsl: str) -> bytes:
             f"{file}.spv",
         )
     except ToolError as e:
-        raise sdk.tool_failed("vulkan", [file], f"{file}.wgsl", e) from None
+        raise sdk.tool_failed("vulkan", [file], f"{file}.wgsl", e, language="WGSL") from None
 
 
 def _spirv_of(name: str, code: str | bytes) -> bytes:
