@@ -383,10 +383,31 @@ def test_wgsl_runs_on_vulkan_through_tint(dev):
     assert mod.inspect_source("wgsl") == f"// function: E_4\n{WGSL_KERNEL}"
 
 
+WGSL_UNIFORM = """
+@group(0) @binding(0) var<uniform> scale: f32;
+@group(0) @binding(1) var<storage, read_write> data0: array<f32>;
+@compute @workgroup_size(4)
+fn scaled(@builtin(global_invocation_id) i: vec3<u32>) { data0[i.x] = data0[i.x] * scale; }
+"""
+
+
+def test_a_wgsl_scalar_uniform_on_vulkan_takes_16_bytes_viewed_as_uint32x4(dev):
+    if modrt._codegen.find_tool("tint") is None:
+        pytest.skip("tint (Debian's dawn-tools) is not installed here: docs/formats/spirv.md, WGSL on Vulkan")
+    mod = modrt.compile({"scaled": WGSL_UNIFORM}, "vulkan")
+    assert mod.signature("scaled") == "scaled(const uint32x4* scale, float32* data0; blockIdx.x)"
+    data = modrt.tensor(np.arange(8, dtype="float32"), dev)
+    block = modrt.tensor(np.array([2.5, 0, 0, 0], dtype="float32"), dev).view("uint32x4")
+    mod["scaled"](block, data, 2)
+    np.testing.assert_array_equal(data.numpy(), np.arange(8, dtype="float32") * 2.5)
+    with pytest.raises(TypeError, match="argument 0 must be a tensor of uint32x4, got a tensor of float32"):
+        mod["scaled"](modrt.tensor(np.array([2.5, 0, 0, 0], dtype="float32"), dev), data, 2)
+
+
 def test_wgsl_tint_refuses_is_a_compile_error_with_tint_s_diagnostic():
     if modrt._codegen.find_tool("tint") is None:
         pytest.skip("tint (Debian's dawn-tools) is not installed here: docs/formats/spirv.md, WGSL on Vulkan")
     with pytest.raises(modrt.CompileError) as e:
         modrt.compile({"k": "@compute @workgroup_size(1) fn k() { let x: i32 = nope; }"}, "vulkan", ["k(; blockIdx.x)"])
-    assert str(e.value).startswith("GLSL of k (<k.wgsl>) does not compile [tint]")
+    assert str(e.value).startswith("WGSL of k (<k.wgsl>) does not compile [tint]")
     assert "<k.wgsl>:1:51 error: unresolved value 'nope'" in e.value.messages
