@@ -237,3 +237,21 @@ def test_cli_says_metal_is_not_checked(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "note: Metal Shading Language source is not checked at compile time" in proc.stdout
     assert "only on macOS" in proc.stdout
+
+
+def test_opencl_warnings_are_shown_in_full_at_compile_time():
+    # PoCL's compiler prints only "1 warning generated." when it builds at
+    # load; the compile-time check shows the warning itself, once.
+    source = '#warning "this kernel is slow"\n__kernel void k(__global int* x) { x[0] = 1; }\n'
+    with pytest.warns(modrt.CompileWarning) as caught:
+        mod = modrt.compile(source, "opencl", ["k(int32*; blockIdx.x, threadIdx.x)"], filename="slow.cl")
+    (warning,) = [w for w in caught if issubclass(w.category, modrt.CompileWarning)]
+    message = str(warning.message)
+    assert message.startswith("modrt: OpenCL C of k (slow.cl) compiles with warnings [clang -x cl"), message
+    assert 'slow.cl:1:2: warning: "this kernel is slow"' in message, message
+    assert mod.kind == "opencl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", modrt.CompileWarning)
+        modrt.compile(
+            source.replace('#warning "this kernel is slow"\n', ""), "opencl", ["k(int32*; blockIdx.x, threadIdx.x)"]
+        )

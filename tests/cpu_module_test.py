@@ -117,3 +117,16 @@ def test_modules_loaded_one_after_another_stay_distinct():
         modrt.load_module_from_bytes("so", data)["get"](out)
         results.append(int(out.numpy()[0]))
     assert results == [1, 2, 3]
+
+
+def test_an_int_for_a_float_scalar_is_that_number():
+    # As numpy converts it: 1 is 1.0, 2**24 + 1 rounds to the nearest float32.
+    mod = modrt.compile("void put(float* x, float v) { x[0] = v; }", "cpu", ["put(float32*, float32)"])
+    x = modrt.empty((1,), "float32")
+    for value in (1, -3, 2**24 + 1):
+        mod["put"](x, value)
+        assert x.numpy()[0] == np.float32(value), value
+    with pytest.raises(TypeError):  # the other way is refused: nothing is truncated
+        modrt.compile("void n(int* x, int v) { x[0] = v; }", "cpu", ["n(int32*, int32)"])["n"](
+            modrt.empty((1,), "int32"), 1.5
+        )

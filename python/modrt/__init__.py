@@ -32,7 +32,7 @@ from .runtime import (
 )
 from .streams import Event, Graph, Stream, current_stream, stream
 from ._compile import compile
-from ._compile_errors import CompileError, SignatureError, SourceNotCheckedWarning
+from ._compile_errors import CompileError, CompileWarning, SignatureError, SourceNotCheckedWarning
 from . import backend, target
 
 if _os.environ.get("MODRT_RUNTIME_ONLY") != "1":
@@ -80,6 +80,7 @@ __all__ = [
     "SignatureError",
     "PinnedArray",
     "SourceNotCheckedWarning",
+    "CompileWarning",
     "Stream",
     "Tensor",
     "artifact",

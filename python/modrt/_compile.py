@@ -144,7 +144,9 @@ def compile(
     drivers. A failure raises `modrt.CompileError` naming the functions and
     `filename` (default `<function.ext>`) with the compiler's line:column
     messages, and no module is made. Source that cannot be checked here
-    (Metal off macOS) gets a `modrt.SourceNotCheckedWarning`.
+    (Metal off macOS) gets a `modrt.SourceNotCheckedWarning`; warnings of
+    a check that passes (clang's, for OpenCL C) are a `modrt.CompileWarning`
+    holding them in full.
     `validate=False` skips the checks (source meant for a newer device
     compiler than the one here).
 

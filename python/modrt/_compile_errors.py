@@ -69,3 +69,8 @@ class SignatureError(ValueError):
 
 class SourceNotCheckedWarning(RuntimeWarning):
     """`modrt.compile` could not check this source here (the reason is the message)."""
+
+
+class CompileWarning(UserWarning):
+    """Kernel source that compiles, with the checker's warnings (the message
+    names the functions and file and holds the warnings in full)."""

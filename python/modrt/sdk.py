@@ -17,6 +17,7 @@ from ._codegen import run_tool as run_tool
 from ._codegen import text_of as text_of
 from ._codegen import text_shaders as text_shaders
 from ._compile_errors import CompileError as CompileError
+from ._compile_errors import CompileWarning as CompileWarning
 from ._compile_errors import SignatureError as SignatureError
 from ._ffi import Function as Function
 from ._ffi import call as call
@@ -51,6 +52,7 @@ __all__ = [
     "check_signature",
     "checks_enabled",
     "CompileError",
+    "CompileWarning",
     "Device",
     "device",
     "device_limits",

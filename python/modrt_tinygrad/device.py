@@ -460,6 +460,7 @@ def _opencl_extensions(device: modrt.Device) -> tuple[str, ...]:
     try:
         with warnings.catch_warnings():  # where clang is missing: the probe's own source needs no warning
             warnings.simplefilter("ignore", modrt.SourceNotCheckedWarning)
+            warnings.simplefilter("ignore", modrt.CompileWarning)
             modrt.compile(_FP64_PROBE, "opencl", ["probe(float64*; blockIdx.x, threadIdx.x)"])
     except (modrt.CompileError, ValueError):
         return ()

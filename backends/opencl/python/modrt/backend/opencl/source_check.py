@@ -73,6 +73,16 @@ def check(source: Any, functions: Sequence[str], filename: Any) -> None:
         rc, _, messages = run_clang(clang, [*CLANG_FLAGS, "-fsyntax-only", "-fno-color-diagnostics"], text, name)
         if rc != 0:
             raise sdk.CompileError("opencl", names, name, TOOL, messages)
+        if messages.strip():
+            # Shown here, once, in full: at load, PoCL's own compiler would
+            # only print how many warnings it had ("1 warning generated.").
+            import warnings
+
+            warnings.warn(
+                f"modrt: OpenCL C of {', '.join(names)} ({name}) compiles with warnings [{TOOL}]:\n" + messages.strip(),
+                sdk.CompileWarning,
+                stacklevel=5,
+            )
         rc, preprocessed, messages = run_clang(clang, [*CLANG_FLAGS, "-E", "-P"], text, name)
         missing = [n for n in names if rc == 0 and not _kernel_defined(preprocessed, n)]
         if missing:
