@@ -138,6 +138,60 @@ def test_graph_replays_with_rebound_buffers(kind, mod):
         g.replay({a: modrt.empty((7,), "float32", dev)})
 
 
+def test_a_rebinding_is_one_simultaneous_substitution(kind, mod):
+    """g.replay(bindings) looks each captured argument up once: {x: z, z: x}
+    swaps (it wrote x = 11, applying x->z then z->x), a cycle rotates, and a
+    graph the backend recorded itself re-records and replays alike, twice in
+    a row (the second replay reuses the re-recording) and back to as captured."""
+    dev = modrt.device(kind)
+    n = 300
+    x, y, z = (modrt.tensor(np.full(n, v, "float32"), dev) for v in (1, 10, 100))
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, kind, x, y, z, n)  # z = x + y
+
+    def values():
+        s.synchronize(timeout=60)
+        return [int(t.numpy()[0]) for t in (x, y, z)] + [int(t.numpy()[-1]) for t in (x, y, z)]
+
+    for _ in range(2):
+        g.replay({x: z, z: x})  # vadd(z, y, x): x = 100 + 10
+        assert values() == [110, 10, 100] * 2
+        x.copyfrom(np.full(n, 1, "float32"))
+    g.replay({x: z, y: x, z: y})  # a cycle: vadd(z, x, y): y = 100 + 1
+    assert values() == [1, 101, 100] * 2
+    y.copyfrom(np.full(n, 10, "float32"))
+    g.replay({x: x})  # a tensor bound to itself: as captured
+    assert values() == [1, 10, 11] * 2
+    z.copyfrom(np.full(n, 100, "float32"))
+    g.replay()
+    assert values() == [1, 10, 11] * 2
+
+
+def test_a_binding_the_graph_cannot_use_is_refused_naming_it(kind, mod):
+    """A key no captured launch took, a replacement of another shape, and
+    bindings or a stream of the wrong type are refused before anything runs."""
+    dev = modrt.device(kind)
+    n = 300
+    x, y, z = (modrt.tensor(np.full(n, v, "float32"), dev) for v in (1, 10, 100))
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, kind, x, y, z, n)
+    stranger = modrt.tensor(np.full(n, 5, "float32"), dev)
+    with pytest.raises(ValueError, match=rf"never captured: float32\[300\] on {kind}\(0\) \(bound to float32\[300\]"):
+        g.replay({stranger: y})
+    with pytest.raises(ValueError, match=rf"the captured float32\[300\] on {kind}\(0\) was bound to float32\[7\]"):
+        g.replay({x: z, y: modrt.empty((7,), "float32", dev)})
+    with pytest.raises(TypeError, match="stream= takes a modrt.Stream, not int"):
+        g.replay(stream=3)
+    with pytest.raises(TypeError, match="bindings is a dict .* not list"):
+        g.replay([(x, z)])
+    with pytest.raises(TypeError, match="binding's value is a modrt.Tensor, not ndarray"):
+        g.replay({x: np.zeros(n, "float32")})
+    s.synchronize(timeout=60)
+    assert [int(t.numpy()[0]) for t in (x, y, z)] == [1, 10, 100], "a refused replay must run nothing"
+
+
 def test_pool_reuses_freed_blocks(kind, mod):
     dev = modrt.device(kind)
     dev.sync(timeout=60)

@@ -279,11 +279,17 @@ class GraphObj final : public Object {
   // Why the backend did not record this graph ("" when it did).
   const std::string& why_not_native() const { return why_not_native_; }
   // Replays every launch on `stream`; `bindings` (captured tensor, its
-  // replacement) pairs rebind buffers for this replay.
+  // replacement) pairs rebind buffers for this replay, all at once (one
+  // simultaneous substitution: a swap {x: z, z: x} swaps).
   using Bindings = std::vector<std::pair<Object*, Object*>>;
   void Replay(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
 
  private:
+  // Whether a launch of the graph takes `tensor` as an argument.
+  bool Captured(const Object* tensor) const;
+  // Refuses bindings for a tensor no launch took, a tensor bound twice, and
+  // a replacement of another shape, dtype or device (ValueError naming them).
+  void CheckBindings(const Bindings& bindings) const;
   // Whether the native graph was last recorded with `bindings`.
   bool SameBindings(const Bindings& bindings) const;
   // Records the list with `bindings` into the native graph (graph_update);

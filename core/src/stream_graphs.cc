@@ -2,6 +2,7 @@
 // (Python: modrt.Graph, Stream.capture).
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -70,18 +71,61 @@ void GraphObj::EndNative() {
   if (native_failed_) native_graph_.reset();
 }
 
-void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
-                      const std::vector<std::pair<Object*, Object*>>& bindings) {
-  for (const auto& [from, to] : bindings) {
+namespace {
+
+// "float32[300] on opencl(0)": a tensor as messages name it.
+std::string DescribeTensor(TensorObj& t) {
+  const DLTensor& dl = *t.dl();
+  std::string dims;
+  for (int32_t i = 0; i < dl.ndim; ++i) dims += StrCat(i == 0 ? "" : ", ", dl.shape[i]);
+  return StrCat(DTypeToString(dl.dtype), "[", dims, "] on ", DeviceName(dl.device));
+}
+
+}  // namespace
+
+bool GraphObj::Captured(const Object* tensor) const {
+  for (const Launch& l : launches_) {
+    for (const ModrtValue& v : l.args) {
+      if (v.type_code == kModrtObject && v.v_obj == tensor) return true;
+    }
+  }
+  return false;
+}
+
+void GraphObj::CheckBindings(const Bindings& bindings) const {
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const auto& [from, to] = bindings[i];
     auto* a = static_cast<TensorObj*>(from);
     auto* b = static_cast<TensorObj*>(to);
+    // A binding for a tensor no launch reads or writes would change nothing:
+    // most likely the wrong tensor was named.
+    if (!Captured(from)) {
+      Fail("ValueError",
+           "graph.replay: a binding names a tensor the graph never captured: ", DescribeTensor(*a),
+           " (bound to ", DescribeTensor(*b),
+           "); no launch in the graph takes it, so the binding would change nothing. Bind the "
+           "tensors the captured launches used");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (bindings[j].first == from && bindings[j].second != to) {
+        Fail("ValueError", "graph.replay: the captured tensor ", DescribeTensor(*a),
+             " is bound twice, to two different tensors");
+      }
+    }
     const DLTensor &x = *a->dl(), &y = *b->dl();
     if (!(x.dtype == y.dtype) || x.ndim != y.ndim ||
         !std::equal(x.shape, x.shape + x.ndim, y.shape) || !SameDevice(x.device, y.device)) {
-      Fail("ValueError",
-           "a rebound tensor must have the captured tensor's shape, dtype and device");
+      Fail(
+          "ValueError",
+          "a rebound tensor must have the captured tensor's shape, dtype and device: the captured ",
+          DescribeTensor(*a), " was bound to ", DescribeTensor(*b));
     }
   }
+}
+
+void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
+                      const std::vector<std::pair<Object*, Object*>>& bindings) {
+  CheckBindings(bindings);
   if (native_graph_ != nullptr && stream->native() == native_graph_->queues && !launches_.empty()) {
     // The backend's graph runs with the buffers it was last recorded with:
     // other bindings re-record it first (graph_update), or replay the list.
@@ -167,10 +211,15 @@ void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Binding
   std::vector<ModrtValue> args;
   for (const Launch& l : launches_) {
     args = l.args;
+    // One simultaneous substitution: each captured argument is looked up
+    // once, so {x: z, z: x} swaps x and z (a replacement is never rebound again).
     for (ModrtValue& v : args) {
       if (v.type_code != kModrtObject) continue;
       for (const auto& [from, to] : bindings) {
-        if (v.v_obj == from) v.v_obj = to;
+        if (v.v_obj == from) {
+          v.v_obj = to;
+          break;
+        }
       }
     }
     OwnedValue ret;

@@ -245,9 +245,27 @@ class Graph:
     def replay(self, bindings: dict[Tensor, Tensor] | None = None, *, stream: Stream | None = None) -> None:
         """Runs the recorded launches again, in order, on `stream` (default:
         the stream it was captured on). `bindings` maps captured tensors to
-        tensors of the same shape, dtype and device used in their place."""
+        tensors of the same shape, dtype and device used in their place, all
+        at once: each argument of a recorded launch is looked up once, so
+        `{x: z, z: x}` swaps x and z, and a cycle rotates. A key no launch
+        took is refused (ValueError naming it), as is a replacement of
+        another shape, dtype or device; the captured tensors themselves are
+        untouched by a rebound replay."""
+        from .runtime import Tensor
+
+        if stream is not None and not isinstance(stream, Stream):
+            raise TypeError(f"Graph.replay: stream= takes a modrt.Stream, not {type(stream).__name__}")
+        if bindings is not None and not isinstance(bindings, dict):
+            raise TypeError(
+                f"Graph.replay: bindings is a dict {{captured tensor: replacement}}, not {type(bindings).__name__}"
+            )
         pairs: list[Any] = []
         for captured, replacement in (bindings or {}).items():
+            for role, value in (("key", captured), ("value", replacement)):
+                if not isinstance(value, Tensor):
+                    raise TypeError(
+                        f"Graph.replay: every binding's {role} is a modrt.Tensor, not {type(value).__name__}"
+                    )
             pairs += [captured, replacement]
         call("graph.replay", self._obj, (stream or self._stream)._obj, *pairs)
 
