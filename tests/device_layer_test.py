@@ -310,6 +310,66 @@ def test_ctrl_c_interrupts_a_wait(kind):
     assert "exiting with work still pending" in r.stderr
 
 
+def test_a_shape_that_is_not_integral_or_a_dtype_modrt_lacks_is_refused_before_allocating(kind):
+    """modrt.empty and modrt.pinned_empty: a dimension that is not an
+    integer is a TypeError naming it (it was truncated: (3.7,) made 3
+    elements), and object, str, void or complex a ValueError before anything
+    is allocated (a pinned array of object crashed the process). In a child
+    process: a regression to the crash must not take the test run with it."""
+    r = run_child(
+        kind,
+        """
+        makers = {
+            "modrt.empty": lambda shape, dtype="float32": modrt.empty(shape, dtype, dev),
+            "pinned_empty": lambda shape, dtype="float32": modrt.pinned_empty(shape, dtype, device=dev),
+        }
+        for where, make in makers.items():
+            for shape in [(3.7,), (2, 2.5), (4, np.float64(2.0)), ("3",), (2, True)]:
+                try:
+                    make(shape)
+                    print("MADE", where, shape)
+                except TypeError as e:
+                    print("TYPE", e)
+            for dtype in [object, "object", str, "U4", "V8", "complex64"]:
+                try:
+                    make((4,), dtype)
+                    print("MADE", where, dtype)
+                except ValueError as e:
+                    print("VALUE", e)
+            assert make((np.int64(3), 2)).shape == (3, 2) and make(5).shape == (5,)
+        assert modrt.pinned_empty((3,), np.float16, device=dev).dtype == np.float16
+        print("END", flush=True)
+        """,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("MADE")], r.stdout
+    for where in ("modrt.empty", "pinned_empty"):
+        for message in [
+            "dimension 0 of shape (3.7,) is 3.7 (float), not an integer",
+            "dimension 1 of shape (2, 2.5) is 2.5 (float), not an integer",
+            "dimension 1 of shape (4, np.float64(2.0)) is np.float64(2.0) (float64), not an integer"
+            if np.__version__ >= "2"
+            else "dimension 1 of shape (4, 2.0) is 2.0 (float64), not an integer",
+            "dimension 0 of shape ('3',) is '3' (str), not an integer",
+            "dimension 1 of shape (2, True) is True (bool), not an integer",
+        ]:
+            assert f"TYPE {where}: {message}" in lines, (message, r.stdout)
+    values = [line for line in lines if line.startswith("VALUE")]
+    known = (
+        " (modrt's dtypes: bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32,"
+        " float64, bfloat16; a vector of them as in float32x4)"
+    )
+    assert values[:6] == [
+        f"VALUE unknown dtype '{name}'{known}" for name in ("object", "object", "str", "U4", "V8", "complex64")
+    ], r.stdout
+    assert len(values) == 12 and all(
+        line.startswith("VALUE pinned_empty: modrt has no dtype") and "host arrays for modrt hold one of bool" in line
+        for line in values[6:]
+    ), r.stdout
+    assert lines[-1] == "END", r.stdout
+
+
 def test_in_flight_launches_are_bounded():
     """A launcher faster than the device blocks at the in-flight limit
     (MODRT_MAX_IN_FLIGHT) instead of queueing without end."""
