@@ -242,6 +242,72 @@ def test_cross_backend_copy_stages_through_host():
     np.testing.assert_array_equal(dst.numpy(), np.arange(10, dtype="float32"))
 
 
+def test_wrong_argument_types_to_streams_events_and_graphs_name_the_argument(kind, mod):
+    """None, an int or a stream where an event is expected, an event never
+    recorded, an int for a stream or a device: a TypeError (RuntimeError
+    for the unrecorded event) naming the argument, never an AttributeError."""
+    dev = modrt.device(kind)
+    s = modrt.Stream(dev)
+    done = s.record()
+    t = modrt.tensor(np.arange(8, dtype="float32"), dev)
+    with s.capture() as g:
+        vadd(mod, kind, t, t, t if kind != "webgpu" else modrt.empty((8,), "float32", dev), 8)
+    takes_an_event = r"takes a modrt.Event \(from Stream.record\(\)\), not "
+    cases = [
+        (lambda: s.wait(None), TypeError, r"Stream.wait\(event\) " + takes_an_event + "NoneType"),
+        (lambda: s.wait(3), TypeError, r"Stream.wait\(event\) " + takes_an_event + "int"),
+        (lambda: s.wait(s), TypeError, r"Stream.wait\(event\) " + takes_an_event + "Stream"),
+        (lambda: done.elapsed_ms(None), TypeError, r"Event.elapsed_ms\(start\) " + takes_an_event + "NoneType"),
+        (lambda: done.elapsed_ms(3), TypeError, r"Event.elapsed_ms\(start\) " + takes_an_event + "int"),
+        (lambda: done.synchronize(timeout="1"), TypeError, "timeout is a number of seconds or None, not str"),
+        (lambda: modrt.Stream(3), TypeError, r"modrt.Stream\(device\) takes a modrt.Device, not int"),
+        (lambda: modrt.current_stream(None), TypeError, r"current_stream\(device\) takes a modrt.Device"),
+        (lambda: modrt.stream(3), TypeError, r"modrt.stream\(s\) takes a modrt.Stream, not int"),
+        (lambda: g.replay(stream=3), TypeError, "Graph.replay: stream= takes a modrt.Stream, not int"),
+        (lambda: t.numpy(stream=3), TypeError, "stream= takes a modrt.Stream, not int"),
+        (lambda: t.copyfrom(t, stream="s"), TypeError, "stream= takes a modrt.Stream, not str"),
+    ]
+    never = r"the event was never recorded \(modrt.Event\(\) is an empty event\); an event comes from Stream.record"
+    for method in ("synchronize", "query"):
+        cases.append((getattr(modrt.Event(), method), RuntimeError, f"Event.{method}: {never}"))
+    cases += [
+        (lambda: modrt.Event().elapsed_ms(done), RuntimeError, f"Event.elapsed_ms: {never}"),
+        (lambda: done.elapsed_ms(modrt.Event()), RuntimeError, rf"Event.elapsed_ms\(start\): {never}"),
+        (lambda: s.wait(modrt.Event()), RuntimeError, rf"Stream.wait\(event\): {never}"),
+    ]
+    for call, error, words in cases:
+        with pytest.raises(error, match=words):
+            call()
+    done.synchronize(timeout=60)
+    assert len(g) == 1
+
+
+def test_a_tensor_copied_onto_itself_is_left_as_it_is(kind):
+    """t.copyfrom(t) is a no-op on every backend, on the default stream and
+    on a stream (OpenCL answered "OpenCL error -8", CL_MEM_COPY_OVERLAP)."""
+    dev = modrt.device(kind)
+    values = np.arange(64, dtype="float32")
+    t = modrt.tensor(values, dev)
+    s = modrt.Stream(dev)
+    assert t.copyfrom(t) is t
+    assert t.copyfrom(t, stream=s) is t
+    np.testing.assert_array_equal(t.numpy(stream=s, timeout=60), values)
+    np.testing.assert_array_equal(t.numpy(), values)
+
+
+def test_a_copy_between_overlapping_bytes_is_refused_naming_them():
+    """Host memory shared with numpy (from_dlpack of two overlapping slices):
+    a copy between them is a ValueError, not memcpy's undefined result."""
+    base = np.arange(10, dtype="float32")
+    head, tail = modrt.from_dlpack(base[0:8]), modrt.from_dlpack(base[2:10])
+    with pytest.raises(
+        ValueError,
+        match=r"overlapping bytes of one buffer on cpu\(0\): source bytes \[8, 40\), destination bytes \[0, 32\)",
+    ):
+        head.copyfrom(tail)
+    np.testing.assert_array_equal(base, np.arange(10, dtype="float32"))
+
+
 def run_child(kind, body, env_extra=None):
     source, signatures = KERNELS[kind]
     code = textwrap.dedent(

@@ -251,6 +251,8 @@ class Tensor(_ffi.Object):
     def _native_stream(self, stream: streams.Stream | None) -> streams.Stream | None:
         """`stream` when it is a native stream of this tensor's device (a copy
         on it is asynchronous and ordered there), else None."""
+        if stream is not None and not isinstance(stream, streams.Stream):
+            raise TypeError(f"stream= takes a modrt.Stream, not {type(stream).__name__}")
         if stream is None or not stream.native:
             return None
         if stream.device != self.device:
