@@ -7,6 +7,7 @@ hold for every backend with native streams; its own folder tests what is its
 own (backends/<x>/native_streams_test.py, device_layer_test.py)."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -190,6 +191,96 @@ def test_a_binding_the_graph_cannot_use_is_refused_naming_it(kind, mod):
         g.replay({x: np.zeros(n, "float32")})
     s.synchronize(timeout=60)
     assert [int(t.numpy()[0]) for t in (x, y, z)] == [1, 10, 100], "a refused replay must run nothing"
+
+
+def test_another_threads_launch_on_a_capturing_stream_is_refused_never_swallowed(kind, mod):
+    """A capture records the capturing thread's launches only: a launch from
+    another thread on the stream while it captures is a RuntimeError (it was
+    recorded into the graph and never ran), an event recorded there too;
+    after the capture the other thread's launches run, every one of them."""
+    import threading
+
+    dev = modrt.device(kind)
+    n = 300
+    x, y, a, b = inputs(dev, n)
+    s = modrt.Stream(dev)
+    capturing, refused, captured = threading.Event(), threading.Event(), threading.Event()
+    errors, ran = [], []
+
+    def other_thread():
+        capturing.wait(60)
+        for what in ("launch", "record"):
+            try:
+                if what == "launch":
+                    mod["vadd"](a, b, modrt.empty((n,), "float32", dev), n, *launch_params(kind, n), stream=s)
+                else:
+                    s.record()
+            except RuntimeError as e:
+                errors.append(str(e))
+        refused.set()
+        captured.wait(60)
+        for _ in range(5):
+            out = modrt.empty((n,), "float32", dev)
+            mod["vadd"](a, b, out, n, *launch_params(kind, n), stream=s)
+            ran.append(out)
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    mine = modrt.tensor(np.zeros(n, "float32"), dev)
+    with s.capture() as g:
+        vadd(mod, kind, a, b, mine, n)
+        capturing.set()
+        assert refused.wait(60)
+    captured.set()
+    worker.join(60)
+    assert len(g) == 1, "only the capturing thread's launch is recorded"
+    assert len(errors) == 2, errors
+    for error, what in zip(errors, ("vadd", r"Stream.record\(\)")):
+        assert re.fullmatch(
+            rf"{what}: the stream of {kind}\(0\) is capturing a graph in another thread \(Stream.capture\(\)\), "
+            r"which records only its own launches; from this thread it would never run\. Launch on another stream, "
+            r"or capture on a stream of its own \(modrt.Stream\(device\)\)",
+            error,
+        ), error
+    s.synchronize(timeout=60)
+    assert len(ran) == 5
+    for out in ran:
+        np.testing.assert_allclose(out.numpy(stream=s), x + y, rtol=1e-6)
+    assert not mine.numpy().any()
+    g.replay()
+    np.testing.assert_allclose(mine.numpy(), x + y, rtol=1e-6)
+
+
+def test_an_event_inside_a_capture_is_refused_and_elapsed_ms_is_never_nan(kind, mod):
+    """Stream.record() while the stream captures is a RuntimeError saying how
+    to time a replay (elapsed_ms gave NaN); events around a replay time it;
+    and an event keeps its time however many were recorded after it (cpu
+    gave NaN after 5,000 records)."""
+    dev = modrt.device(kind)
+    if kind == "webgpu" and not dev.attr("supports_timestamp_query"):
+        pytest.skip(f"{dev.name} has no timestamp queries")
+    n = 300
+    _, _, a, b = inputs(dev, n)
+    c = modrt.empty((n,), "float32", dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, kind, a, b, c, n)
+        with pytest.raises(
+            RuntimeError,
+            match=r"capturing a graph, and a graph records launches, not events; to time a replay, record events "
+            r"before and after g.replay\(\)",
+        ):
+            s.record()
+    start = s.record()
+    g.replay()
+    end = s.record()
+    for _ in range(5000):
+        s.record()
+    last = s.record()
+    last.synchronize(timeout=120)
+    for later, earlier in ((end, start), (last, start), (last, end)):
+        ms = later.elapsed_ms(earlier)
+        assert ms == ms and ms >= 0.0, (ms, kind)
 
 
 def test_pool_reuses_freed_blocks(kind, mod):

@@ -159,10 +159,17 @@ bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindin
   const int32_t id = device_.device_id;
   if (q->graphs->graph_begin(q->self, id, stream->native_stream()) != 0) return false;
   // The launches reach the plugin, which records them; the list is unchanged.
+  if (!stream->set_capture(this)) {  // another thread began a capture on it meanwhile
+    void* abandoned = nullptr;
+    if (q->graphs->graph_end(q->self, id, stream->native_stream(), &abandoned) == 0 &&
+        abandoned != nullptr) {
+      q->graphs->graph_destroy(q->self, id, abandoned);
+    }
+    stream->RefuseCaptureElsewhere("graph.replay");
+  }
   native_capture_ = stream.get();
   rerecording_ = true;
   native_failed_ = false;
-  stream->set_capture(this);
   struct EndCapture {
     GraphObj* graph;
     StreamState* stream;
@@ -233,18 +240,26 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("stream.begin_capture", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "stream.begin_capture");
     StreamState& s = StreamArg(a, 0)->state();
-    if (s.capture() != nullptr) Fail("RuntimeError", "this stream is already capturing a graph");
     auto g = MakeObject<GraphObj>(s.device());
-    g->BeginNative(s);
-    s.set_capture(g.get());
+    if (s.capture() != nullptr || !s.set_capture(g.get()))
+      Fail("RuntimeError", "this stream is already capturing a graph");
+    try {
+      g->BeginNative(s);
+    } catch (...) {
+      s.set_capture(nullptr);
+      throw;
+    }
     r->SetObject(g);
   });
   RegisterGlobal("stream.end_capture", [](const Args& a, Ret*) {
     a.ExpectCount(1, "stream.end_capture");
     StreamState& s = StreamArg(a, 0)->state();
     GraphObj* g = s.capture();
+    if (g == nullptr) return;
+    if (!s.captured_here())
+      Fail("RuntimeError", "another thread's capture is under way on this stream");
     s.set_capture(nullptr);
-    if (g != nullptr) g->EndNative();
+    g->EndNative();
   });
   RegisterGlobal("graph.size", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "graph.size");

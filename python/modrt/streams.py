@@ -181,7 +181,11 @@ class Stream:
 
     def capture(self) -> _Capture:
         """`with s.capture() as g:` records the launches made in the block
-        (on this stream, which is current there) into a Graph; they do not run."""
+        (on this stream, which is current there) into a Graph; they do not run.
+        Only this thread's launches are recorded: another thread's launch on
+        the stream meanwhile is refused (RuntimeError), and so is an event
+        recorded on it (a graph records launches; time a replay with events
+        around `g.replay()`)."""
         return _Capture(self)
 
     def __eq__(self, other: object) -> bool:
