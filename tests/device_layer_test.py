@@ -7,6 +7,7 @@ hold for every backend with native streams; its own folder tests what is its
 own (backends/<x>/native_streams_test.py, device_layer_test.py)."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -138,6 +139,150 @@ def test_graph_replays_with_rebound_buffers(kind, mod):
         g.replay({a: modrt.empty((7,), "float32", dev)})
 
 
+def test_a_rebinding_is_one_simultaneous_substitution(kind, mod):
+    """g.replay(bindings) looks each captured argument up once: {x: z, z: x}
+    swaps (it wrote x = 11, applying x->z then z->x), a cycle rotates, and a
+    graph the backend recorded itself re-records and replays alike, twice in
+    a row (the second replay reuses the re-recording) and back to as captured."""
+    dev = modrt.device(kind)
+    n = 300
+    x, y, z = (modrt.tensor(np.full(n, v, "float32"), dev) for v in (1, 10, 100))
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, kind, x, y, z, n)  # z = x + y
+
+    def values():
+        s.synchronize(timeout=60)
+        return [int(t.numpy()[0]) for t in (x, y, z)] + [int(t.numpy()[-1]) for t in (x, y, z)]
+
+    for _ in range(2):
+        g.replay({x: z, z: x})  # vadd(z, y, x): x = 100 + 10
+        assert values() == [110, 10, 100] * 2
+        x.copyfrom(np.full(n, 1, "float32"))
+    g.replay({x: z, y: x, z: y})  # a cycle: vadd(z, x, y): y = 100 + 1
+    assert values() == [1, 101, 100] * 2
+    y.copyfrom(np.full(n, 10, "float32"))
+    g.replay({x: x})  # a tensor bound to itself: as captured
+    assert values() == [1, 10, 11] * 2
+    z.copyfrom(np.full(n, 100, "float32"))
+    g.replay()
+    assert values() == [1, 10, 11] * 2
+
+
+def test_a_binding_the_graph_cannot_use_is_refused_naming_it(kind, mod):
+    """A key no captured launch took, a replacement of another shape, and
+    bindings or a stream of the wrong type are refused before anything runs."""
+    dev = modrt.device(kind)
+    n = 300
+    x, y, z = (modrt.tensor(np.full(n, v, "float32"), dev) for v in (1, 10, 100))
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, kind, x, y, z, n)
+    stranger = modrt.tensor(np.full(n, 5, "float32"), dev)
+    with pytest.raises(ValueError, match=rf"never captured: float32\[300\] on {kind}\(0\) \(bound to float32\[300\]"):
+        g.replay({stranger: y})
+    with pytest.raises(ValueError, match=rf"the captured float32\[300\] on {kind}\(0\) was bound to float32\[7\]"):
+        g.replay({x: z, y: modrt.empty((7,), "float32", dev)})
+    with pytest.raises(TypeError, match="stream= takes a modrt.Stream, not int"):
+        g.replay(stream=3)
+    with pytest.raises(TypeError, match="bindings is a dict .* not list"):
+        g.replay([(x, z)])
+    with pytest.raises(TypeError, match="binding's value is a modrt.Tensor, not ndarray"):
+        g.replay({x: np.zeros(n, "float32")})
+    s.synchronize(timeout=60)
+    assert [int(t.numpy()[0]) for t in (x, y, z)] == [1, 10, 100], "a refused replay must run nothing"
+
+
+def test_another_threads_launch_on_a_capturing_stream_is_refused_never_swallowed(kind, mod):
+    """A capture records the capturing thread's launches only: a launch from
+    another thread on the stream while it captures is a RuntimeError (it was
+    recorded into the graph and never ran), an event recorded there too;
+    after the capture the other thread's launches run, every one of them."""
+    import threading
+
+    dev = modrt.device(kind)
+    n = 300
+    x, y, a, b = inputs(dev, n)
+    s = modrt.Stream(dev)
+    capturing, refused, captured = threading.Event(), threading.Event(), threading.Event()
+    errors, ran = [], []
+
+    def other_thread():
+        capturing.wait(60)
+        for what in ("launch", "record"):
+            try:
+                if what == "launch":
+                    mod["vadd"](a, b, modrt.empty((n,), "float32", dev), n, *launch_params(kind, n), stream=s)
+                else:
+                    s.record()
+            except RuntimeError as e:
+                errors.append(str(e))
+        refused.set()
+        captured.wait(60)
+        for _ in range(5):
+            out = modrt.empty((n,), "float32", dev)
+            mod["vadd"](a, b, out, n, *launch_params(kind, n), stream=s)
+            ran.append(out)
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    mine = modrt.tensor(np.zeros(n, "float32"), dev)
+    with s.capture() as g:
+        vadd(mod, kind, a, b, mine, n)
+        capturing.set()
+        assert refused.wait(60)
+    captured.set()
+    worker.join(60)
+    assert len(g) == 1, "only the capturing thread's launch is recorded"
+    assert len(errors) == 2, errors
+    for error, what in zip(errors, ("vadd", r"Stream.record\(\)")):
+        assert re.fullmatch(
+            rf"{what}: the stream of {kind}\(0\) is capturing a graph in another thread \(Stream.capture\(\)\), "
+            r"which records only its own launches; from this thread it would never run\. Launch on another stream, "
+            r"or capture on a stream of its own \(modrt.Stream\(device\)\)",
+            error,
+        ), error
+    s.synchronize(timeout=60)
+    assert len(ran) == 5
+    for out in ran:
+        np.testing.assert_allclose(out.numpy(stream=s), x + y, rtol=1e-6)
+    assert not mine.numpy().any()
+    g.replay()
+    np.testing.assert_allclose(mine.numpy(), x + y, rtol=1e-6)
+
+
+def test_an_event_inside_a_capture_is_refused_and_elapsed_ms_is_never_nan(kind, mod):
+    """Stream.record() while the stream captures is a RuntimeError saying how
+    to time a replay (elapsed_ms gave NaN); events around a replay time it;
+    and an event keeps its time however many were recorded after it (cpu
+    gave NaN after 5,000 records)."""
+    dev = modrt.device(kind)
+    if kind == "webgpu" and not dev.attr("supports_timestamp_query"):
+        pytest.skip(f"{dev.name} has no timestamp queries")
+    n = 300
+    _, _, a, b = inputs(dev, n)
+    c = modrt.empty((n,), "float32", dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, kind, a, b, c, n)
+        with pytest.raises(
+            RuntimeError,
+            match=r"capturing a graph, and a graph records launches, not events; to time a replay, record events "
+            r"before and after g.replay\(\)",
+        ):
+            s.record()
+    start = s.record()
+    g.replay()
+    end = s.record()
+    for _ in range(5000):
+        s.record()
+    last = s.record()
+    last.synchronize(timeout=120)
+    for later, earlier in ((end, start), (last, start), (last, end)):
+        ms = later.elapsed_ms(earlier)
+        assert ms == ms and ms >= 0.0, (ms, kind)
+
+
 def test_pool_reuses_freed_blocks(kind, mod):
     dev = modrt.device(kind)
     dev.sync(timeout=60)
@@ -186,6 +331,72 @@ def test_cross_backend_copy_stages_through_host():
     dst = modrt.empty((10,), "float32", devices[1])
     dst.copyfrom(src)
     np.testing.assert_array_equal(dst.numpy(), np.arange(10, dtype="float32"))
+
+
+def test_wrong_argument_types_to_streams_events_and_graphs_name_the_argument(kind, mod):
+    """None, an int or a stream where an event is expected, an event never
+    recorded, an int for a stream or a device: a TypeError (RuntimeError
+    for the unrecorded event) naming the argument, never an AttributeError."""
+    dev = modrt.device(kind)
+    s = modrt.Stream(dev)
+    done = s.record()
+    t = modrt.tensor(np.arange(8, dtype="float32"), dev)
+    with s.capture() as g:
+        vadd(mod, kind, t, t, t if kind != "webgpu" else modrt.empty((8,), "float32", dev), 8)
+    takes_an_event = r"takes a modrt.Event \(from Stream.record\(\)\), not "
+    cases = [
+        (lambda: s.wait(None), TypeError, r"Stream.wait\(event\) " + takes_an_event + "NoneType"),
+        (lambda: s.wait(3), TypeError, r"Stream.wait\(event\) " + takes_an_event + "int"),
+        (lambda: s.wait(s), TypeError, r"Stream.wait\(event\) " + takes_an_event + "Stream"),
+        (lambda: done.elapsed_ms(None), TypeError, r"Event.elapsed_ms\(start\) " + takes_an_event + "NoneType"),
+        (lambda: done.elapsed_ms(3), TypeError, r"Event.elapsed_ms\(start\) " + takes_an_event + "int"),
+        (lambda: done.synchronize(timeout="1"), TypeError, "timeout is a number of seconds or None, not str"),
+        (lambda: modrt.Stream(3), TypeError, r"modrt.Stream\(device\) takes a modrt.Device, not int"),
+        (lambda: modrt.current_stream(None), TypeError, r"current_stream\(device\) takes a modrt.Device"),
+        (lambda: modrt.stream(3), TypeError, r"modrt.stream\(s\) takes a modrt.Stream, not int"),
+        (lambda: g.replay(stream=3), TypeError, "Graph.replay: stream= takes a modrt.Stream, not int"),
+        (lambda: t.numpy(stream=3), TypeError, "stream= takes a modrt.Stream, not int"),
+        (lambda: t.copyfrom(t, stream="s"), TypeError, "stream= takes a modrt.Stream, not str"),
+    ]
+    never = r"the event was never recorded \(modrt.Event\(\) is an empty event\); an event comes from Stream.record"
+    for method in ("synchronize", "query"):
+        cases.append((getattr(modrt.Event(), method), RuntimeError, f"Event.{method}: {never}"))
+    cases += [
+        (lambda: modrt.Event().elapsed_ms(done), RuntimeError, f"Event.elapsed_ms: {never}"),
+        (lambda: done.elapsed_ms(modrt.Event()), RuntimeError, rf"Event.elapsed_ms\(start\): {never}"),
+        (lambda: s.wait(modrt.Event()), RuntimeError, rf"Stream.wait\(event\): {never}"),
+    ]
+    for call, error, words in cases:
+        with pytest.raises(error, match=words):
+            call()
+    done.synchronize(timeout=60)
+    assert len(g) == 1
+
+
+def test_a_tensor_copied_onto_itself_is_left_as_it_is(kind):
+    """t.copyfrom(t) is a no-op on every backend, on the default stream and
+    on a stream (OpenCL answered "OpenCL error -8", CL_MEM_COPY_OVERLAP)."""
+    dev = modrt.device(kind)
+    values = np.arange(64, dtype="float32")
+    t = modrt.tensor(values, dev)
+    s = modrt.Stream(dev)
+    assert t.copyfrom(t) is t
+    assert t.copyfrom(t, stream=s) is t
+    np.testing.assert_array_equal(t.numpy(stream=s, timeout=60), values)
+    np.testing.assert_array_equal(t.numpy(), values)
+
+
+def test_a_copy_between_overlapping_bytes_is_refused_naming_them():
+    """Host memory shared with numpy (from_dlpack of two overlapping slices):
+    a copy between them is a ValueError, not memcpy's undefined result."""
+    base = np.arange(10, dtype="float32")
+    head, tail = modrt.from_dlpack(base[0:8]), modrt.from_dlpack(base[2:10])
+    with pytest.raises(
+        ValueError,
+        match=r"overlapping bytes of one buffer on cpu\(0\): source bytes \[8, 40\), destination bytes \[0, 32\)",
+    ):
+        head.copyfrom(tail)
+    np.testing.assert_array_equal(base, np.arange(10, dtype="float32"))
 
 
 def run_child(kind, body, env_extra=None):
@@ -254,6 +465,66 @@ def test_ctrl_c_interrupts_a_wait(kind):
     )
     assert r.stdout.strip() == "INTERRUPTED", r.stdout + r.stderr
     assert "exiting with work still pending" in r.stderr
+
+
+def test_a_shape_that_is_not_integral_or_a_dtype_modrt_lacks_is_refused_before_allocating(kind):
+    """modrt.empty and modrt.pinned_empty: a dimension that is not an
+    integer is a TypeError naming it (it was truncated: (3.7,) made 3
+    elements), and object, str, void or complex a ValueError before anything
+    is allocated (a pinned array of object crashed the process). In a child
+    process: a regression to the crash must not take the test run with it."""
+    r = run_child(
+        kind,
+        """
+        makers = {
+            "modrt.empty": lambda shape, dtype="float32": modrt.empty(shape, dtype, dev),
+            "pinned_empty": lambda shape, dtype="float32": modrt.pinned_empty(shape, dtype, device=dev),
+        }
+        for where, make in makers.items():
+            for shape in [(3.7,), (2, 2.5), (4, np.float64(2.0)), ("3",), (2, True)]:
+                try:
+                    make(shape)
+                    print("MADE", where, shape)
+                except TypeError as e:
+                    print("TYPE", e)
+            for dtype in [object, "object", str, "U4", "V8", "complex64"]:
+                try:
+                    make((4,), dtype)
+                    print("MADE", where, dtype)
+                except ValueError as e:
+                    print("VALUE", e)
+            assert make((np.int64(3), 2)).shape == (3, 2) and make(5).shape == (5,)
+        assert modrt.pinned_empty((3,), np.float16, device=dev).dtype == np.float16
+        print("END", flush=True)
+        """,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("MADE")], r.stdout
+    for where in ("modrt.empty", "pinned_empty"):
+        for message in [
+            "dimension 0 of shape (3.7,) is 3.7 (float), not an integer",
+            "dimension 1 of shape (2, 2.5) is 2.5 (float), not an integer",
+            "dimension 1 of shape (4, np.float64(2.0)) is np.float64(2.0) (float64), not an integer"
+            if np.__version__ >= "2"
+            else "dimension 1 of shape (4, 2.0) is 2.0 (float64), not an integer",
+            "dimension 0 of shape ('3',) is '3' (str), not an integer",
+            "dimension 1 of shape (2, True) is True (bool), not an integer",
+        ]:
+            assert f"TYPE {where}: {message}" in lines, (message, r.stdout)
+    values = [line for line in lines if line.startswith("VALUE")]
+    known = (
+        " (modrt's dtypes: bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32,"
+        " float64, bfloat16; a vector of them as in float32x4)"
+    )
+    assert values[:6] == [
+        f"VALUE unknown dtype '{name}'{known}" for name in ("object", "object", "str", "U4", "V8", "complex64")
+    ], r.stdout
+    assert len(values) == 12 and all(
+        line.startswith("VALUE pinned_empty: modrt has no dtype") and "host arrays for modrt hold one of bool" in line
+        for line in values[6:]
+    ), r.stdout
+    assert lines[-1] == "END", r.stdout
 
 
 def test_in_flight_launches_are_bounded():

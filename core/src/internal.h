@@ -60,6 +60,11 @@ void PoolFree(DLDevice device, void* ptr, size_t nbytes) noexcept;
 // the device's streams are complete, so host memory sees their results.
 void WaitForStreams(DLDevice device);
 
+// A copy from `src` to `dst` of the same size (tensor.cc): true when they are
+// the same bytes of one buffer (the copy has nothing to do); ValueError when
+// their bytes overlap otherwise (no backend copies overlapping ranges).
+bool SameBytes(TensorObj* dst, TensorObj* src);
+
 // A part of a call that may block (ModrtSetWaitHooks): the caller's own lock
 // (Python's GIL) is let go from construction to destruction. Made and
 // destroyed with no core lock held: retaking the caller's lock while holding

@@ -127,7 +127,10 @@ DLDataType ParseDType(std::string_view text) {
   for (const auto& d : kDTypes) {
     if (base == d.name) return DLDataType{static_cast<uint8_t>(d.code), d.bits, lanes};
   }
-  Fail("ValueError", "unknown dtype '", text, "'");
+  std::string known;
+  for (const auto& d : kDTypes) known = StrCat(known, known.empty() ? "" : ", ", d.name);
+  Fail("ValueError", "unknown dtype '", text, "' (modrt's dtypes: ", known,
+       "; a vector of them as in float32x4)");
 }
 
 std::string DTypeToString(DLDataType dtype) {

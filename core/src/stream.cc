@@ -269,12 +269,39 @@ void StreamState::Enqueue(LaunchRecord record, size_t bytes, std::function<void(
   Push(Item{ItemKind::kKernel, seq, std::move(work), nullptr, 0}, lock);
 }
 
-uint64_t StreamState::RecordMarker() {
+uint64_t StreamState::RecordMarker(std::shared_ptr<std::atomic<double>>* time) {
   std::unique_lock lock(mu_);
   if (!host_executes()) return submitted_;  // complete when the launches before it are
   const uint64_t seq = ++submitted_;
-  Push(Item{ItemKind::kMarker, seq, nullptr, nullptr, 0}, lock);
+  Item marker{ItemKind::kMarker, seq, nullptr, nullptr, 0};
+  if (time != nullptr) {
+    // The event holds the cell: its time is kept as long as the event is.
+    marker.time = std::make_shared<std::atomic<double>>(std::nan(""));
+    *time = marker.time;
+  }
+  Push(std::move(marker), lock);
   return seq;
+}
+
+bool StreamState::set_capture(GraphObj* graph) {
+  std::lock_guard lock(capture_mu_);
+  if (graph == nullptr) {
+    capture_.store(nullptr, std::memory_order_release);
+    capture_thread_.store(std::thread::id(), std::memory_order_release);
+    return true;
+  }
+  if (capture_.load() != nullptr) return false;
+  capture_thread_.store(std::this_thread::get_id(), std::memory_order_release);
+  capture_.store(graph, std::memory_order_release);
+  return true;
+}
+
+void StreamState::RefuseCaptureElsewhere(const std::string& what) const {
+  Fail("RuntimeError", what, ": ", is_default_ ? "the default stream" : "the stream", " of ",
+       DeviceName(device_),
+       " is capturing a graph in another thread (Stream.capture()), which records only its own "
+       "launches; from this thread it would never run. Launch on another stream, or capture on a "
+       "stream of its own (modrt.Stream(device))");
 }
 
 void StreamState::EnqueueWaitFor(std::shared_ptr<StreamState> other, uint64_t seq) {
@@ -354,10 +381,7 @@ void StreamState::RunWorker() {
         std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     item.work = nullptr;  // releases what a host launch held, outside the lock
     lock.lock();
-    if (item.kind == ItemKind::kMarker) {
-      marker_times_.emplace_back(item.seq, now);
-      if (marker_times_.size() > 4096) marker_times_.pop_front();
-    }
+    if (item.time != nullptr) item.time->store(now);
     if (item.kind == ItemKind::kSync && kind.empty() && native_ == nullptr) {
       if (DeviceEpochs* e = EpochsOf(device_)) {
         uint64_t seen = e->completed.load();
@@ -490,14 +514,6 @@ void StreamState::WaitInDriver(double timeout_s, std::unique_lock<std::mutex>& l
     finished = 1;
   }
   if (finished != 0) Complete(upto, lock);
-}
-
-double StreamState::MarkerTime(uint64_t seq) {
-  std::lock_guard lock(mu_);
-  for (const auto& [s, t] : marker_times_) {
-    if (s == seq) return t;
-  }
-  return std::nan("");
 }
 
 }  // namespace modrt

@@ -27,7 +27,9 @@
 #ifndef MODRT_CORE_SRC_STREAM_H_
 #define MODRT_CORE_SRC_STREAM_H_
 
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -35,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "internal.h"
@@ -131,8 +134,9 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   void NoteLaunch(LaunchRecord record, size_t bytes, std::shared_ptr<void> hold = nullptr);
   // A cpu launch: queued to run `work` on the worker, in order.
   void Enqueue(LaunchRecord record, size_t bytes, std::function<void()> work);
-  // A marker: its seq, and (cpu) the time the worker reached it.
-  uint64_t RecordMarker();
+  // A marker: its seq. On cpu, `time` (when given) is set to a cell the
+  // worker fills with the time it reached the marker (NaN until then).
+  uint64_t RecordMarker(std::shared_ptr<std::atomic<double>>* time = nullptr);
   // Native streams: a backend event (with device timing) after everything
   // submitted so far; *seq = the launches it covers.
   std::shared_ptr<NativeEvent> RecordNativeEvent(uint64_t* seq);
@@ -154,16 +158,25 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   // Native streams: device launches of this stream not known complete start
   // after this device launch number (DeviceLaunched); UINT64_MAX when none.
   uint64_t FirstPendingEpoch() const;
-  // Seconds on the device clock at marker `seq`, if the stream has one.
-  double MarkerTime(uint64_t seq);
   bool has_device_time() const { return host_executes() || native_ != nullptr; }
 
   // Descriptions of pending launches ("" when none).
   std::string PendingSummary();
 
-  // Recording: while a graph captures, launches are recorded, not run.
-  GraphObj* capture() const { return capture_; }
-  void set_capture(GraphObj* graph) { capture_ = graph; }
+  // Recording: while a graph captures, the capturing thread's launches are
+  // recorded, not run; another thread's launch on the stream is refused
+  // (RefuseCaptureElsewhere), never recorded into a graph it did not make.
+  GraphObj* capture() const { return capture_.load(std::memory_order_acquire); }
+  // Starts a capture into `graph` by this thread (false: one is under way),
+  // or ends the capture (nullptr).
+  bool set_capture(GraphObj* graph);
+  // True when this thread started the capture under way.
+  bool captured_here() const {
+    return capture_thread_.load(std::memory_order_acquire) == std::this_thread::get_id();
+  }
+  // RuntimeError for `what` (a launch of a kernel, an event) on this stream
+  // while another thread captures on it.
+  [[noreturn]] void RefuseCaptureElsewhere(const std::string& what) const;
 
   // The worker thread, once started, holds a reference to the state: a stream
   // dropped with work queued finishes it. Each StreamObj handle opens it
@@ -181,6 +194,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
     uint64_t other_seq = 0;
     uint64_t device_epoch = 0;                     // kSync: DeviceLaunched() when it was queued
     std::shared_ptr<NativeEvent> event = nullptr;  // kEventSync
+    std::shared_ptr<std::atomic<double>> time = nullptr;  // kMarker: when the worker reached it
   };
   struct Pending {
     uint64_t seq;
@@ -223,31 +237,37 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
   uint64_t sync_requested_ = 0;  // the highest seq a queued device sync covers
-  std::deque<std::pair<uint64_t, double>> marker_times_;  // the latest markers
   bool worker_started_ = false;
   bool closing_ = false;
   int handles_ = 0;         // live StreamObj handles
   std::string error_kind_;  // latched; empty when none
   std::string error_message_;
-  GraphObj* capture_ = nullptr;
+  std::mutex capture_mu_;  // serializes starting and ending captures
+  std::atomic<GraphObj*> capture_{nullptr};
+  std::atomic<std::thread::id> capture_thread_{};
 };
 
 class EventObj final : public Object {
  public:
   EventObj(std::shared_ptr<StreamState> stream, uint64_t seq,
-           std::shared_ptr<NativeEvent> native = nullptr)
-      : stream_(std::move(stream)), seq_(seq), native_(std::move(native)) {}
+           std::shared_ptr<NativeEvent> native = nullptr,
+           std::shared_ptr<std::atomic<double>> time = nullptr)
+      : stream_(std::move(stream)), seq_(seq), native_(std::move(native)), time_(std::move(time)) {}
   int32_t type_index() const final { return kModrtObjEvent; }
   StreamState& stream() const { return *stream_; }
   const std::shared_ptr<StreamState>& shared_stream() const { return stream_; }
   uint64_t seq() const { return seq_; }
   // The backend's event, on a native stream.
   const std::shared_ptr<NativeEvent>& native() const { return native_; }
+  // A cpu event: seconds on the worker's clock when it was reached (NaN
+  // before, and for an event of another kind of stream).
+  double host_time() const { return time_ ? time_->load() : std::nan(""); }
 
  private:
   std::shared_ptr<StreamState> stream_;
   uint64_t seq_;
   std::shared_ptr<NativeEvent> native_;
+  std::shared_ptr<std::atomic<double>> time_;
 };
 
 // A recorded sequence of launches: each the launching function and its
@@ -279,11 +299,17 @@ class GraphObj final : public Object {
   // Why the backend did not record this graph ("" when it did).
   const std::string& why_not_native() const { return why_not_native_; }
   // Replays every launch on `stream`; `bindings` (captured tensor, its
-  // replacement) pairs rebind buffers for this replay.
+  // replacement) pairs rebind buffers for this replay, all at once (one
+  // simultaneous substitution: a swap {x: z, z: x} swaps).
   using Bindings = std::vector<std::pair<Object*, Object*>>;
   void Replay(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
 
  private:
+  // Whether a launch of the graph takes `tensor` as an argument.
+  bool Captured(const Object* tensor) const;
+  // Refuses bindings for a tensor no launch took, a tensor bound twice, and
+  // a replacement of another shape, dtype or device (ValueError naming them).
+  void CheckBindings(const Bindings& bindings) const;
   // Whether the native graph was last recorded with `bindings`.
   bool SameBindings(const Bindings& bindings) const;
   // Records the list with `bindings` into the native graph (graph_update);

@@ -2,6 +2,7 @@
 // modrt.Event, Device.sync and the wait at exit).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -146,12 +147,22 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("stream.record", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "stream.record");
     const auto& s = StreamArg(a, 0)->shared();
-    if (s->native() != nullptr && s->capture() == nullptr) {
+    // A graph records launches, not events: an event recorded while capturing
+    // would mark nothing that runs (its time was NaN on a replay).
+    if (s->capture() != nullptr) {
+      if (!s->captured_here()) s->RefuseCaptureElsewhere("Stream.record()");
+      Fail("RuntimeError",
+           "Stream.record(): the stream is capturing a graph, and a graph records launches, not "
+           "events; to time a replay, record events before and after g.replay()");
+    }
+    if (s->native() != nullptr) {
       uint64_t seq = 0;
       std::shared_ptr<NativeEvent> event = s->RecordNativeEvent(&seq);
       return r->SetObject(MakeObject<EventObj>(s, seq, std::move(event)));
     }
-    r->SetObject(MakeObject<EventObj>(s, s->RecordMarker()));
+    std::shared_ptr<std::atomic<double>> time;
+    const uint64_t seq = s->RecordMarker(s->host_executes() ? &time : nullptr);
+    r->SetObject(MakeObject<EventObj>(s, seq, nullptr, std::move(time)));
   });
   // Later launches on the stream start after the event's launches completed.
   RegisterGlobal("stream.wait_event", [](const Args& a, Ret*) {
@@ -216,8 +227,15 @@ MODRT_STATIC_INIT([] {
                                                &ms));
       return r->SetFloat(ms);
     }
-    r->SetFloat((end->stream().MarkerTime(end->seq()) - start->stream().MarkerTime(start->seq())) *
-                1e3);
+    if (!end->stream().host_executes() || !start->stream().host_executes()) {
+      Fail("ValueError", "elapsed_ms compares two events recorded on one device");
+    }
+    const double ms = (end->host_time() - start->host_time()) * 1e3;
+    if (std::isnan(ms)) {
+      Fail("RuntimeError",
+           "elapsed_ms: an event carries no time (it was not reached by its stream)");
+    }
+    r->SetFloat(ms);
   });
   // device.wait(device, slice_s, raise_after_s): every stream of the device.
   RegisterGlobal("device.wait", [](const Args& a, Ret* r) {

@@ -125,6 +125,7 @@ MODRT_STATIC_INIT([] {
       Fail("ValueError", "copy of a tensor of ", src->nbytes(), " bytes into one of ",
            dst->nbytes());
     }
+    if (SameBytes(dst, src)) return;  // a tensor copied onto itself
     const NativeQueues* q = s.native();
     const size_t n = dst->nbytes();
     s.Throttle(n);

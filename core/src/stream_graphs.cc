@@ -2,6 +2,7 @@
 // (Python: modrt.Graph, Stream.capture).
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -70,18 +71,61 @@ void GraphObj::EndNative() {
   if (native_failed_) native_graph_.reset();
 }
 
-void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
-                      const std::vector<std::pair<Object*, Object*>>& bindings) {
-  for (const auto& [from, to] : bindings) {
+namespace {
+
+// "float32[300] on opencl(0)": a tensor as messages name it.
+std::string DescribeTensor(TensorObj& t) {
+  const DLTensor& dl = *t.dl();
+  std::string dims;
+  for (int32_t i = 0; i < dl.ndim; ++i) dims += StrCat(i == 0 ? "" : ", ", dl.shape[i]);
+  return StrCat(DTypeToString(dl.dtype), "[", dims, "] on ", DeviceName(dl.device));
+}
+
+}  // namespace
+
+bool GraphObj::Captured(const Object* tensor) const {
+  for (const Launch& l : launches_) {
+    for (const ModrtValue& v : l.args) {
+      if (v.type_code == kModrtObject && v.v_obj == tensor) return true;
+    }
+  }
+  return false;
+}
+
+void GraphObj::CheckBindings(const Bindings& bindings) const {
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const auto& [from, to] = bindings[i];
     auto* a = static_cast<TensorObj*>(from);
     auto* b = static_cast<TensorObj*>(to);
+    // A binding for a tensor no launch reads or writes would change nothing:
+    // most likely the wrong tensor was named.
+    if (!Captured(from)) {
+      Fail("ValueError",
+           "graph.replay: a binding names a tensor the graph never captured: ", DescribeTensor(*a),
+           " (bound to ", DescribeTensor(*b),
+           "); no launch in the graph takes it, so the binding would change nothing. Bind the "
+           "tensors the captured launches used");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (bindings[j].first == from && bindings[j].second != to) {
+        Fail("ValueError", "graph.replay: the captured tensor ", DescribeTensor(*a),
+             " is bound twice, to two different tensors");
+      }
+    }
     const DLTensor &x = *a->dl(), &y = *b->dl();
     if (!(x.dtype == y.dtype) || x.ndim != y.ndim ||
         !std::equal(x.shape, x.shape + x.ndim, y.shape) || !SameDevice(x.device, y.device)) {
-      Fail("ValueError",
-           "a rebound tensor must have the captured tensor's shape, dtype and device");
+      Fail(
+          "ValueError",
+          "a rebound tensor must have the captured tensor's shape, dtype and device: the captured ",
+          DescribeTensor(*a), " was bound to ", DescribeTensor(*b));
     }
   }
+}
+
+void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
+                      const std::vector<std::pair<Object*, Object*>>& bindings) {
+  CheckBindings(bindings);
   if (native_graph_ != nullptr && stream->native() == native_graph_->queues && !launches_.empty()) {
     // The backend's graph runs with the buffers it was last recorded with:
     // other bindings re-record it first (graph_update), or replay the list.
@@ -115,10 +159,17 @@ bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindin
   const int32_t id = device_.device_id;
   if (q->graphs->graph_begin(q->self, id, stream->native_stream()) != 0) return false;
   // The launches reach the plugin, which records them; the list is unchanged.
+  if (!stream->set_capture(this)) {  // another thread began a capture on it meanwhile
+    void* abandoned = nullptr;
+    if (q->graphs->graph_end(q->self, id, stream->native_stream(), &abandoned) == 0 &&
+        abandoned != nullptr) {
+      q->graphs->graph_destroy(q->self, id, abandoned);
+    }
+    stream->RefuseCaptureElsewhere("graph.replay");
+  }
   native_capture_ = stream.get();
   rerecording_ = true;
   native_failed_ = false;
-  stream->set_capture(this);
   struct EndCapture {
     GraphObj* graph;
     StreamState* stream;
@@ -167,10 +218,15 @@ void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Binding
   std::vector<ModrtValue> args;
   for (const Launch& l : launches_) {
     args = l.args;
+    // One simultaneous substitution: each captured argument is looked up
+    // once, so {x: z, z: x} swaps x and z (a replacement is never rebound again).
     for (ModrtValue& v : args) {
       if (v.type_code != kModrtObject) continue;
       for (const auto& [from, to] : bindings) {
-        if (v.v_obj == from) v.v_obj = to;
+        if (v.v_obj == from) {
+          v.v_obj = to;
+          break;
+        }
       }
     }
     OwnedValue ret;
@@ -184,18 +240,26 @@ MODRT_STATIC_INIT([] {
   RegisterGlobal("stream.begin_capture", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "stream.begin_capture");
     StreamState& s = StreamArg(a, 0)->state();
-    if (s.capture() != nullptr) Fail("RuntimeError", "this stream is already capturing a graph");
     auto g = MakeObject<GraphObj>(s.device());
-    g->BeginNative(s);
-    s.set_capture(g.get());
+    if (s.capture() != nullptr || !s.set_capture(g.get()))
+      Fail("RuntimeError", "this stream is already capturing a graph");
+    try {
+      g->BeginNative(s);
+    } catch (...) {
+      s.set_capture(nullptr);
+      throw;
+    }
     r->SetObject(g);
   });
   RegisterGlobal("stream.end_capture", [](const Args& a, Ret*) {
     a.ExpectCount(1, "stream.end_capture");
     StreamState& s = StreamArg(a, 0)->state();
     GraphObj* g = s.capture();
+    if (g == nullptr) return;
+    if (!s.captured_here())
+      Fail("RuntimeError", "another thread's capture is under way on this stream");
     s.set_capture(nullptr);
-    if (g != nullptr) g->EndNative();
+    g->EndNative();
   });
   RegisterGlobal("graph.size", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "graph.size");

@@ -156,6 +156,7 @@ Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info
     if (!launched->exchange(true, std::memory_order_relaxed)) building.emplace();
     StreamState& stream = StreamFor(LaunchDevice(args, device_type));
     if (GraphObj* g = stream.capture()) {
+      if (!stream.captured_here()) stream.RefuseCaptureElsewhere(info->name);
       if (g->capturing_natively()) {
         // The plugin records this launch into its graph (it does not run).
         try {
@@ -190,7 +191,10 @@ Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInf
   return SelfAwareFunction(
       [prepare = std::move(prepare), info](const FunctionObj* self, const Args& args, ModrtValue*) {
         StreamState& stream = StreamFor(LaunchDevice(args, kDLCPU));
-        if (GraphObj* g = stream.capture()) return g->Record(self, info, args);
+        if (GraphObj* g = stream.capture()) {
+          if (!stream.captured_here()) stream.RefuseCaptureElsewhere(info->name);
+          return g->Record(self, info, args);
+        }
         std::function<void()> work = prepare(args);
         bool borrowed = false;
         for (int32_t i = 0; i < args.size(); ++i)

@@ -259,6 +259,28 @@ void WaitForStreams(DLDevice device) {
   }
 }
 
+bool SameBytes(TensorObj* dst, TensorObj* src) {
+  const DLTensor &d = *dst->dl(), &s = *src->dl();
+  if (!SameDevice(d.device, s.device) || dst->nbytes() == 0) return false;
+  // Host memory is addressed directly; a device buffer's `data` is the
+  // backend's handle, so only ranges of one handle can overlap.
+  uintptr_t d0 = d.byte_offset, s0 = s.byte_offset;
+  if (d.device.device_type == kDLCPU) {
+    d0 += reinterpret_cast<uintptr_t>(d.data);
+    s0 += reinterpret_cast<uintptr_t>(s.data);
+  } else if (d.data != s.data) {
+    return false;
+  }
+  if (d0 == s0 && dst->nbytes() == src->nbytes()) return true;
+  if (d0 < s0 + src->nbytes() && s0 < d0 + dst->nbytes()) {
+    const uintptr_t base = std::min(d0, s0);
+    Fail("ValueError", "copy between overlapping bytes of one buffer on ", DeviceName(d.device),
+         ": source bytes [", s0 - base, ", ", s0 - base + src->nbytes(), "), destination bytes [",
+         d0 - base, ", ", d0 - base + dst->nbytes(), "); copy through a separate tensor");
+  }
+  return false;
+}
+
 namespace {
 
 MODRT_STATIC_INIT([] {
@@ -327,6 +349,8 @@ MODRT_STATIC_INIT([] {
       Fail("ValueError", "copy of a tensor of ", src->nbytes(), " bytes into one of ",
            dst->nbytes());
     }
+    // A tensor copied onto itself (t.copyfrom(t)): nothing to do.
+    if (SameBytes(dst, src)) return;
     const size_t n = dst->nbytes();
     const LargeCopyRegion copying(n);
     DLDevice dd = dst->dl()->device, sd = src->dl()->device;

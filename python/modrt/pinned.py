@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _shapes
 from ._ffi import call
 
 TYPE_CHECKING = False
@@ -67,10 +68,8 @@ def pinned_empty(shape: int | tuple[int, ...], dtype: Any = "float32", *, device
 
     if not isinstance(device, Device):
         raise TypeError(f"device= takes a modrt.Device, not {type(device).__name__}")
-    dims = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
-    if any(d < 0 for d in dims):
-        raise ValueError(f"negative dimension in shape {dims}")
-    dt = np.dtype(dtype)
+    dims = _shapes.dims(shape, "pinned_empty")
+    dt = _shapes.host_dtype(dtype, "pinned_empty")
     nbytes = int(np.prod(dims, dtype=np.int64)) * dt.itemsize
     obj = call("pinned.alloc", device, nbytes)
     array = np.asarray(_PinnedBuffer(obj, dims, dt)).view(PinnedArray)

@@ -268,6 +268,8 @@ class Tensor(_ffi.Object):
     def _native_stream(self, stream: streams.Stream | None) -> streams.Stream | None:
         """`stream` when it is a native stream of this tensor's device (a copy
         on it is asynchronous and ordered there), else None."""
+        if stream is not None and not isinstance(stream, streams.Stream):
+            raise TypeError(f"stream= takes a modrt.Stream, not {type(stream).__name__}")
         if stream is None or not stream.native:
             return None
         if stream.device != self.device:
@@ -424,8 +426,25 @@ def _dtype_name(dt: _ffi.DLDataType) -> str:
     return base if dt.lanes == 1 else f"{base}x{dt.lanes}"
 
 
-def empty(shape: Sequence[int], dtype: str = "float32", device: Device | None = None) -> Tensor:
-    return call("tensor.empty", device or cpu(), dtype, *[int(d) for d in shape])
+def empty(shape: Sequence[int] | int, dtype: str = "float32", device: Device | None = None) -> Tensor:
+    """An uninitialised tensor. A dimension that is not an integer is a
+    TypeError naming it; `dtype` is a modrt dtype name or a numpy dtype."""
+    from ._shapes import dims
+
+    if not isinstance(dtype, str):
+        dtype = _numpy_dtype_name(dtype)
+    return call("tensor.empty", device or cpu(), dtype, *dims(shape, "modrt.empty"))
+
+
+def _numpy_dtype_name(dtype: Any) -> str:
+    """The name of a numpy dtype (np.float32, np.dtype("int8")) for the core,
+    which refuses those modrt has none of ('object', 'str96', ...)."""
+    import numpy as np
+
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        raise TypeError(f"modrt.empty: dtype is a name such as 'float32' or a numpy dtype, not {dtype!r}") from None
 
 
 def tensor(array: Any, device: Device | None = None) -> Tensor:

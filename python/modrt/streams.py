@@ -17,6 +17,7 @@ kernel, its grid and block.
 from __future__ import annotations
 
 import atexit
+import numbers
 import os
 import sys
 import time
@@ -43,9 +44,42 @@ def default_timeout() -> float | None:
     return float(text) if text else None
 
 
+def _check_timeout(timeout: Any) -> None:
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)):
+        raise TypeError(f"timeout is a number of seconds or None, not {type(timeout).__name__}")
+
+
+def _check_device(value: Any, where: str) -> None:
+    from .runtime import Device
+
+    if not isinstance(value, Device):
+        raise TypeError(f"{where} takes a modrt.Device, not {type(value).__name__}")
+
+
+def _check_stream(value: Any, where: str) -> None:
+    """TypeError naming `where` unless `value` is a modrt.Stream."""
+    if not isinstance(value, Stream):
+        raise TypeError(f"{where} takes a modrt.Stream, not {type(value).__name__}")
+
+
+def _event_handle(value: Any, where: str) -> Any:
+    """The core handle of the event `value`: TypeError naming `where` when it
+    is no modrt.Event, RuntimeError when it was never recorded."""
+    if not isinstance(value, Event):
+        raise TypeError(f"{where} takes a modrt.Event (from Stream.record()), not {type(value).__name__}")
+    handle = getattr(value, "_obj", None)
+    if handle is None:
+        raise RuntimeError(
+            f"{where}: the event was never recorded (modrt.Event() is an empty event); "
+            "an event comes from Stream.record()"
+        )
+    return handle
+
+
 def bounded_wait(function: str, target: Any, timeout: float | None) -> None:
     """Runs the native wait `function(target, slice, raise_after)` in slices
     until it reports completion, or raises TimeoutError after `timeout` s."""
+    _check_timeout(timeout)
     if timeout is None:
         timeout = default_timeout()
     if timeout is None:
@@ -75,6 +109,7 @@ class Stream:
     __slots__ = ("_obj",)
 
     def __new__(cls, device: Device) -> Stream:
+        _check_device(device, "modrt.Stream(device)")
         return call("stream.create", device)
 
     @classmethod
@@ -142,11 +177,15 @@ class Stream:
 
     def wait(self, event: Event) -> None:
         """Launches made on this stream from now on start after `event` completed."""
-        call("stream.wait_event", self._obj, event._obj)
+        call("stream.wait_event", self._obj, _event_handle(event, "Stream.wait(event)"))
 
     def capture(self) -> _Capture:
         """`with s.capture() as g:` records the launches made in the block
-        (on this stream, which is current there) into a Graph; they do not run."""
+        (on this stream, which is current there) into a Graph; they do not run.
+        Only this thread's launches are recorded: another thread's launch on
+        the stream meanwhile is refused (RuntimeError), and so is an event
+        recorded on it (a graph records launches; time a replay with events
+        around `g.replay()`)."""
         return _Capture(self)
 
     def __eq__(self, other: object) -> bool:
@@ -166,6 +205,8 @@ class _StreamScope:
     __slots__ = ("_stream", "_previous")
 
     def __init__(self, stream: Stream | None) -> None:
+        if stream is not None:
+            _check_stream(stream, "modrt.stream(s)")
         self._stream = stream
         self._previous: Stream | None = None
 
@@ -185,11 +226,14 @@ def stream(s: Stream | None) -> _StreamScope:
 
 def current_stream(device: Device) -> Stream:
     """The stream a launch on `device` from this thread goes to now."""
+    _check_device(device, "modrt.current_stream(device)")
     return call("stream.current", device)
 
 
 class Event:
-    """A point in a stream: `stream.record()`."""
+    """A point in a stream: `stream.record()`. `modrt.Event()` is an event
+    never recorded: waiting for it, querying it or timing with it raises
+    RuntimeError saying so."""
 
     __slots__ = ("_obj",)
 
@@ -201,19 +245,20 @@ class Event:
 
     @property
     def stream(self) -> Stream:
-        return call("event.stream", self._obj)
+        return call("event.stream", _event_handle(self, "Event.stream"))
 
     def query(self) -> bool:
         """True when the launches before it completed (never blocks)."""
-        return bool(call("event.query", self._obj))
+        return bool(call("event.query", _event_handle(self, "Event.query")))
 
     def synchronize(self, timeout: float | None = None) -> None:
-        bounded_wait("event.wait", self._obj, timeout)
+        bounded_wait("event.wait", _event_handle(self, "Event.synchronize"), timeout)
 
     def elapsed_ms(self, start: Event) -> float:
         """Milliseconds from `start` to this event, on the device's clock. A
         stream without device timestamps raises RuntimeError saying so."""
-        return call("event.elapsed_ms", self._obj, start._obj)
+        end = _event_handle(self, "Event.elapsed_ms")
+        return call("event.elapsed_ms", end, _event_handle(start, "Event.elapsed_ms(start)"))
 
 
 class Graph:
@@ -245,9 +290,27 @@ class Graph:
     def replay(self, bindings: dict[Tensor, Tensor] | None = None, *, stream: Stream | None = None) -> None:
         """Runs the recorded launches again, in order, on `stream` (default:
         the stream it was captured on). `bindings` maps captured tensors to
-        tensors of the same shape, dtype and device used in their place."""
+        tensors of the same shape, dtype and device used in their place, all
+        at once: each argument of a recorded launch is looked up once, so
+        `{x: z, z: x}` swaps x and z, and a cycle rotates. A key no launch
+        took is refused (ValueError naming it), as is a replacement of
+        another shape, dtype or device; the captured tensors themselves are
+        untouched by a rebound replay."""
+        from .runtime import Tensor
+
+        if stream is not None:
+            _check_stream(stream, "Graph.replay: stream=")
+        if bindings is not None and not isinstance(bindings, dict):
+            raise TypeError(
+                f"Graph.replay: bindings is a dict {{captured tensor: replacement}}, not {type(bindings).__name__}"
+            )
         pairs: list[Any] = []
         for captured, replacement in (bindings or {}).items():
+            for role, value in (("key", captured), ("value", replacement)):
+                if not isinstance(value, Tensor):
+                    raise TypeError(
+                        f"Graph.replay: every binding's {role} is a modrt.Tensor, not {type(value).__name__}"
+                    )
             pairs += [captured, replacement]
         call("graph.replay", self._obj, (stream or self._stream)._obj, *pairs)
 
@@ -273,8 +336,7 @@ class _Capture:
 
 def _call_on_stream(fn: Any, values: tuple[Any, ...], s: Stream) -> Any:
     """A launch with `stream=s`: made on `s` (current for the call)."""
-    if not isinstance(s, Stream):
-        raise TypeError(f"stream= takes a modrt.Stream, not {type(s).__name__}")
+    _check_stream(s, "stream=")
     with _StreamScope(s):
         return fn(*values)
 
