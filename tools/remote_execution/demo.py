@@ -15,7 +15,11 @@
    must still succeed, the lost actions run again on worker 1;
 5. stops the cluster.
 
-Exits 0 only if all of that held.
+The verdicts are told apart (verdicts.py): remote execution's own checks, each
+build's outcome, and the tests that failed, by name. A failing test is a test
+failure, not a remote-execution one: it is left out of the cache-hit count
+(BuildGrid does not cache a failed action) and named on its own. Exits 0 only
+if all of that held and every test passed.
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cluster as cl
+from verdicts import BUILD, REMOTE_EXECUTION, RESULT, Verdicts, count_cache_hits
 
-RESULT = re.compile(r"^(//\S+)\s+(PASSED|FAILED|FLAKY|TIMEOUT|NO STATUS|SKIPPED|INCOMPLETE)\b.*$", re.M)
 SUMMARY = re.compile(r"^INFO: \d+ process(?:es)?: .*$", re.M)
 EXECUTED = re.compile(r"^(?:Executed \d+ out of \d+ tests?.*|There were tests whose specified size.*)$", re.M)
 
@@ -67,7 +71,9 @@ def digest_key(spawn: dict) -> str:
 
 
 class Demo:
-    def __init__(self, workspace: Path, patterns: list[str], scratch: Path, workers: int) -> None:
+    def __init__(
+        self, workspace: Path, patterns: list[str], scratch: Path, workers: int, env: dict[str, str] | None = None
+    ) -> None:
         self.workspace = workspace
         self.patterns = patterns
         self.scratch = scratch
@@ -78,13 +84,12 @@ class Demo:
         # the links of its prefix, and with the default one those would be the
         # workspace's bazel-bin and bazel-out (--symlink_prefix=/ included).
         self.symlinks = f"--symlink_prefix={scratch}/bazel-"
-        self.failures: list[str] = []
+        self.env = env  # Bazel's environment (default: this process's)
+        self.verdicts = Verdicts()
 
     def check(self, ok: bool, what: str) -> bool:
-        print(f"   [{'ok' if ok else 'FAILED'}] {what}", flush=True)
-        if not ok:
-            self.failures.append(what)
-        return ok
+        """A check of remote execution itself."""
+        return self.verdicts.check(REMOTE_EXECUTION, ok, what)
 
     def flags(self, log: Path) -> list[str]:
         return [
@@ -116,7 +121,7 @@ class Demo:
         print(f"   $ {' '.join(argv)}", flush=True)
         start = time.monotonic()
         with open(out_log, "w") as out:
-            rc = subprocess.run(argv, cwd=self.workspace, stdout=out, stderr=subprocess.STDOUT).returncode
+            rc = subprocess.run(argv, cwd=self.workspace, env=self.env, stdout=out, stderr=subprocess.STDOUT).returncode
         wall = time.monotonic() - start
         output = out_log.read_text(errors="replace")
         spawns = read_execution_log(exec_log) if exec_log.exists() else []
@@ -129,6 +134,7 @@ class Demo:
         subprocess.run(
             [*self.bazel, "clean", self.symlinks],
             cwd=self.workspace,
+            env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -162,16 +168,41 @@ class Demo:
             self.second()
             self.third()
             print("== stopping the cluster", flush=True)
-        subprocess.run(
-            [*self.bazel, "shutdown"], cwd=self.workspace, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        self.check(self.workspace_links() == links, "the workspace's bazel-* links are as they were")
+        self.shutdown()
+        self.verdicts.check(BUILD, self.workspace_links() == links, "the workspace's bazel-* links are as they were")
         print(f"== demo wall time {time.monotonic() - t0:.0f} s")
-        if self.failures:
-            print("remote execution demo FAILED:\n  " + "\n  ".join(self.failures))
-            return 1
-        print("remote execution demo: all checks held")
-        return 0
+        return self.report()
+
+    def shutdown(self) -> None:
+        subprocess.run(
+            [*self.bazel, "shutdown"],
+            cwd=self.workspace,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def report(self) -> int:
+        """The verdicts part by part; 0 only if every check held and every test passed."""
+        ok, lines = self.verdicts.summary()
+        print("== verdicts")
+        for line in lines:
+            print(f"   {line}")
+        if ok:
+            print("remote execution demo: all checks held, every test passed")
+            return 0
+        remote = self.verdicts.failures(REMOTE_EXECUTION)
+        print(
+            "remote execution demo FAILED: "
+            + ("remote execution failed its checks" if remote else "remote execution held all its checks")
+            + (
+                f"; test failures: {', '.join(sorted(self.verdicts.failed_tests))}"
+                if self.verdicts.failed_tests
+                else ""
+            )
+            + ("; a build failed" if self.verdicts.failures(BUILD) else "")
+        )
+        return 1
 
     def first(self) -> None:
         print(
@@ -189,7 +220,7 @@ class Demo:
             print(f"     {m.group(0)}")
         for line in EXECUTED.findall(output):
             print(f"   {line}")
-        self.check(rc == 0, "the build and every test passed")
+        self.verdicts.build("build 1", rc, output)
         for mnemonic in ("CppCompile", "CppLink", "TestRunner"):
             self.check(
                 by_kind[(mnemonic, "remote")] > 0, f"{mnemonic} actions ran remotely: {by_kind[(mnemonic, 'remote')]}"
@@ -199,17 +230,18 @@ class Demo:
     def second(self) -> None:
         print("== 2. bazel clean; the same build: served from the remote action cache", flush=True)
         self.clean()
-        rc, _, spawns, _ = self.bazel_test("second", LOCAL_ONLY_LEFT_OUT)
+        rc, output, spawns, _ = self.bazel_test("second", LOCAL_ONLY_LEFT_OUT)
         self.show_spawns(spawns)
-        self.check(rc == 0, "the build and every test passed")
-        cacheable = [s for s in spawns if s.get("remotable") and s.get("remoteCacheable")]
-        hits = [s for s in cacheable if s.get("runner") == "remote cache hit"]
+        self.verdicts.build("build 2", rc, output)
+        cache = count_cache_hits(spawns)
         here = sorted({s.get("targetLabel", "?") for s in spawns if not s.get("remotable")})
         print("   tests tagged local left out: --test_tag_filters=-local")
-        self.check(
-            len(hits) > 0 and len(hits) == len(cacheable),
-            f"{len(hits)} of {len(cacheable)} remotely cacheable actions were remote cache hits",
-        )
+        if cache.failed:
+            print(
+                f"   not counted: the actions of {', '.join(cache.failed)}, which failed"
+                " (a failed action is never cached, so it ran again)"
+            )
+        self.check(cache.held, cache.describe())
         if here:
             print(f"   run here by their tags (local/no-remote): {', '.join(here)}")
         self.workers_alive("after the second build")
@@ -251,7 +283,7 @@ class Demo:
         print("   remote actions by worker (final attempt):")
         ran = self.show_workers(spawns, since)
         self.check(bool(killed), f"{victim.name} was killed with an action in flight")
-        self.check(rc == 0, "the build and every test still passed")
+        self.verdicts.build("build 3", rc, output)
         retried = [(d, w, n) for d, w, n, _ in self.cluster.jobs(since) if n > 1 and d in ran]
         for digest, worker, tries in retried[:10]:
             print(f"     action {digest[:16]}... ran {tries} times, finished on {worker}")
