@@ -1,4 +1,5 @@
-"""The demo names a failing test as a test failure, apart from remote execution.
+"""The demo names a failing test as a test failure, apart from remote execution,
+and refuses with a clear message a test that asks for a GPU no worker declares.
 
 Runs the demo's first two builds (demo.Demo: clean, then fully from the remote
 action cache) on a real cluster of two workers with nested Bazel, on two
@@ -15,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import demo as demo_module
-from verdicts import BUILD, REMOTE_EXECUTION, count_cache_hits
+from verdicts import BUILD, GPU_ROUTING, REMOTE_EXECUTION, count_cache_hits
 
 PASSING = "//tools/remote_execution:demo_fixture_passing_test"
 FAILING = "//tools/remote_execution:demo_fixture_failing_test"
@@ -40,7 +41,7 @@ def test_a_failing_test_is_named_as_a_test_failure_not_a_cache_failure(capsys):
         status = demo.report()
     finally:
         demo.shutdown()
-        shutil.rmtree(demo.cluster.directory, ignore_errors=True)
+        shutil.rmtree(demo.state, ignore_errors=True)
     out = capsys.readouterr().out
     with capsys.disabled():
         print(out)  # the demo's own report, into the test's log
@@ -65,3 +66,33 @@ def test_a_failing_test_is_named_as_a_test_failure_not_a_cache_failure(capsys):
     assert "remote execution: all " in out and " checks held" in out
     assert f"{cache.hits} of {cache.counted} remotely cacheable actions that succeeded were remote cache hits" in out
     assert f"remote execution held all its checks; test failures: {FAILING}" in out
+
+
+def test_a_gpu_test_with_no_worker_declaring_a_gpu_stops_the_demo_with_a_clear_message(capsys):
+    """Without the check, BuildGrid would keep the probe queued and the build would never end."""
+    checkout = Path(os.path.realpath("tools/remote_execution/demo_fixture_failing_test.sh")).parents[2]
+    scratch = Path(tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR", "/tmp")))
+    scratch.chmod(0o755)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(scratch),
+        "LANG": "C.UTF-8",
+        "TMPDIR": str(scratch),
+    }
+    demo = demo_module.Demo(checkout, [PASSING, demo_module.GPU_PROBE], scratch, workers=2, env=env)
+    try:
+        status = demo.run()
+    finally:
+        demo.shutdown()
+        shutil.rmtree(demo.state, ignore_errors=True)
+    out = capsys.readouterr().out
+    with capsys.disabled():
+        print(out)
+
+    assert status == 1, out
+    assert not (scratch / "first.log").exists(), "a build ran"
+    [message] = demo.verdicts.failures(GPU_ROUTING)
+    assert message.startswith(f"no build: {demo_module.GPU_PROBE} asks for gpu=cuda, and no worker (")
+    assert "declares it, so BuildGrid would queue it until one joins" in message
+    assert "remote execution demo FAILED: remote execution not checked; GPU routing failed" in out
+    assert demo.verdicts.failures(REMOTE_EXECUTION) == []

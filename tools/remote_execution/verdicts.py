@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 REMOTE_EXECUTION = "remote execution"
+GPU_ROUTING = "gpu routing"
 BUILD = "build"
 
 # One line per test in Bazel's summary: "//pkg:name   (cached) PASSED in 0.4s".
@@ -110,8 +111,12 @@ class Verdicts:
     def summary(self) -> tuple[bool, list[str]]:
         """(everything held, the lines that say so part by part)."""
         lines = []
-        for part in (REMOTE_EXECUTION, BUILD):
+        for part in (REMOTE_EXECUTION, GPU_ROUTING, BUILD):
             checks = [c for c in self.checks if c[0] == part]
+            if not checks:
+                if part != GPU_ROUTING:  # no test asked for a GPU: nothing to say
+                    lines.append(f"{part}: not checked (no build ran)")
+                continue
             failed = self.failures(part)
             if failed:
                 lines.append(f"{part}: {len(failed)} of {len(checks)} checks FAILED: " + "; ".join(failed))
