@@ -203,6 +203,11 @@ def free_test_subnet() -> str:
 def _in_netns(netns_fd: int, fn: Callable[[], T]) -> T:
     """fn() on a thread of its own inside the network namespace of netns_fd
     (setns changes only the calling thread's); a socket made there stays there."""
+    if not hasattr(os, "setns"):
+        raise HostsError(
+            "running a function in a host's network needs Python 3.12 or later (os.setns);"
+            f" this is {sys.version.split()[0]}"
+        )
     result: list[T] = []
     error: list[BaseException] = []
 
