@@ -556,6 +556,9 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001 - a cluster that did not start, a Bazel that could not run: report, stop
         print(f"remote execution demo FAILED: {e}")
         status = 1
+    except KeyboardInterrupt as e:  # SIGINT, or SIGTERM (above): the cluster and hosts are stopped by now
+        print(f"remote execution demo interrupted ({e or 'SIGINT'}); everything it started is stopped")
+        status = 130
     if status == 0 and not args.keep:
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(demo.state, ignore_errors=True)
