@@ -64,6 +64,7 @@ ALIAS_PREFIX = "netns_hosts "
 IFNAME_PREFIX = "nh"
 MAX_HOSTS = 99  # keeps every interface name within IFNAMSIZ (15)
 STOP_GRACE_S = 5.0
+KILL_WAIT_S = 10.0
 
 T = TypeVar("T")
 
@@ -133,7 +134,8 @@ def _reap(proc: subprocess.Popen | None) -> None:
 
 def kill_netns(inode: int, spare: set[int] = frozenset(), grace: float = STOP_GRACE_S) -> list[int]:
     """SIGTERM to every process in the network namespace `inode` (but `spare`),
-    SIGKILL to those left after `grace` s, until none is left. Returns the pids."""
+    SIGKILL to those left after `grace` s, until none is left. Returns the pids.
+    Raises HostsError if some survive SIGKILL for 10 s (stuck in the kernel)."""
     killed: set[int] = set()
     deadline = time.monotonic() + grace
     sig = signal.SIGTERM
@@ -141,6 +143,8 @@ def kill_netns(inode: int, spare: set[int] = frozenset(), grace: float = STOP_GR
         pids = [p for p in _pids_by_netns().get(inode, []) if p not in spare]
         if not pids:
             return sorted(killed)
+        if time.monotonic() > deadline + KILL_WAIT_S:
+            raise HostsError(f"processes {pids} of a host survived SIGKILL for {KILL_WAIT_S:.0f} s")
         if time.monotonic() > deadline:
             sig = signal.SIGKILL
         _kill_all([p for p in pids if sig == signal.SIGKILL or p not in killed], sig)
@@ -438,16 +442,22 @@ class Hosts:
             _run(["nsenter", inside, "ip", "link", "set", host.interface, "up"], f"bringing {name}'s link up")
 
     def stop(self) -> None:
-        """Every process on every host, then the holders: the namespaces and links go with them."""
+        """Every process on every host, then the holders: the namespaces and
+        links go with them. A host whose processes will not die does not keep
+        the others: it is named in the HostsError raised at the end."""
+        stuck = []
         for host in reversed(self.hosts):
-            if host.netns is not None and host.holder is not None:
-                kill_netns(host.netns, spare={host.holder.pid})
-            if host.holder is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    host.holder.kill()
-                _reap(host.holder)
-            if host.netns is not None:
-                kill_netns(host.netns, grace=0)  # anything that entered as the holder died
+            try:
+                if host.netns is not None and host.holder is not None:
+                    kill_netns(host.netns, spare={host.holder.pid})
+                if host.holder is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        host.holder.kill()
+                    _reap(host.holder)
+                if host.netns is not None:
+                    kill_netns(host.netns, grace=0)  # anything that entered as the holder died
+            except HostsError as e:
+                stuck.append(f"{host.name}: {e}")
             if host.netns_fd is not None:
                 os.close(host.netns_fd)  # the last reference: the namespace and its link go
                 host.netns_fd = None
@@ -457,6 +467,8 @@ class Hosts:
                 self.fabric_holder.kill()
             _reap(self.fabric_holder)
             self.fabric_holder = None
+        if stuck:
+            raise HostsError("; ".join(stuck))
 
     def __enter__(self) -> Hosts:
         return self.start()
