@@ -23,7 +23,9 @@ From Python:
 
 A process runs "on host k" through nsenter into the namespaces of that
 host's holder process (`Host.command`); it sees the same files as the caller
-(including the same root, e.g. the toolchain root of tools/bazel) except /tmp.
+(including the same root, e.g. the toolchain root of tools/bazel) except /tmp,
+where it sees only what the caller shares (`Hosts(shared=[...])`, `--share`:
+a checkout under /tmp, say) at the same path.
 
 Each namespace is held by one process (`sleep infinity`) that dies with the
 thread that made it (PR_SET_PDEATHSIG). Stopping (normal exit, an exception in
@@ -50,6 +52,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -69,9 +72,13 @@ KILL_WAIT_S = 10.0
 T = TypeVar("T")
 
 # A host's setup in its new UTS and mount namespaces ($2: its name, $3: the
-# size of its /tmp). The tmpfs on /tmp must not propagate back to the caller's
-# /tmp: every mount is made private first, or, chrooted (the toolchain root of
-# tools/bazel, where "/" is no mount point), the /tmp mount at least.
+# size of its /tmp, $4: an empty staging directory under /tmp, then the paths
+# under /tmp that it shares with the caller). The tmpfs on /tmp must not
+# propagate back to the caller's /tmp: every mount is made private first, or,
+# chrooted (the toolchain root of tools/bazel, where "/" is no mount point),
+# the /tmp mount at least. The tmpfs is made at the staging directory, the
+# shared paths are bound into it while they are still in sight, and it is
+# then moved onto /tmp.
 PRIVATE_TMP = """hostname "$2"
 if ! mount --make-rprivate / 2>/dev/null; then
   if ! mountpoint -q /tmp; then
@@ -80,7 +87,14 @@ if ! mount --make-rprivate / 2>/dev/null; then
   fi
   mount --make-rprivate /tmp
 fi
-mount -t tmpfs -o "mode=1777,size=$3" "netns-hosts-$2-tmp" /tmp"""
+stage="$4"
+mount -t tmpfs -o "mode=1777,size=$3" "netns-hosts-$2-tmp" "$stage"
+shift 4
+for path in "$@"; do
+  mkdir -p "$stage${path#/tmp}"
+  mount --bind "$path" "$stage${path#/tmp}"
+done
+mount --move "$stage" /tmp"""
 
 
 class HostsError(RuntimeError):
@@ -304,6 +318,9 @@ class Hosts:
     count: int
     subnet: str = ""  # default: free_test_subnet()
     tmp_size: str = "1g"  # each host's /tmp (tmpfs; only what is written uses memory)
+    # Paths under the caller's /tmp that every host sees too, at the same path
+    # (a checkout in /tmp, say); the rest of each host's /tmp is its own.
+    shared: list[str] = field(default_factory=list)
     run_id: str = field(default_factory=lambda: secrets.token_hex(3))
     hosts: list[Host] = field(default_factory=list)
     fabric_holder: subprocess.Popen | None = None
@@ -323,6 +340,11 @@ class Hosts:
                 f"subnet {self.subnet} overlaps this machine's own network ({', '.join(clash)}):"
                 f" take another RFC 5737 range, e.g. {free_test_subnet()}"
             )
+        shared = [Path(path).resolve() for path in self.shared]
+        for path in shared:
+            if not path.is_dir():
+                raise ValueError(f"shared path {path} is not a directory")
+        self.shared = [str(path) for path in shared if Path("/tmp") in path.parents]
         if not 1 <= self.count <= min(MAX_HOSTS, network.num_addresses - 2):
             raise ValueError(f"{self.count} hosts: between 1 and {min(MAX_HOSTS, network.num_addresses - 2)} fit")
         self._network = network
@@ -357,7 +379,7 @@ class Hosts:
                 "--",
                 "/bin/sh",
                 "-euc",
-                setup + '\nip link set lo up\nip link set lo alias "$1"\necho ready\nexec sleep infinity',
+                'ip link set lo up\nip link set lo alias "$1"\n' + setup + "\necho ready\nexec sleep infinity",
                 name,
                 *args,
             ],
@@ -401,14 +423,21 @@ class Hosts:
                 port=f"{IFNAME_PREFIX}{self.run_id}f{k}",
                 fabric=lambda: self.fabric_holder.pid,
             )
-            host.holder = self._holder(
-                name,
-                ["--net", "--uts", "--mount"],
-                PRIVATE_TMP,
-                self._alias(name),
-                name,
-                self.tmp_size,
-            )
+            # Empty in the caller's /tmp, hidden under the host's: removed once the host is up.
+            stage = tempfile.mkdtemp(prefix=f".netns-hosts-{self.run_id}-{name}-", dir="/tmp")
+            try:
+                host.holder = self._holder(
+                    name,
+                    ["--net", "--uts", "--mount"],
+                    PRIVATE_TMP,
+                    self._alias(name),
+                    name,
+                    self.tmp_size,
+                    stage,
+                    *self.shared,
+                )
+            finally:
+                os.rmdir(stage)
             self.hosts.append(host)
             host.netns_fd = os.open(f"/proc/{host.holder.pid}/ns/net", os.O_RDONLY)
             host.netns = os.fstat(host.netns_fd).st_ino
@@ -497,6 +526,13 @@ def main(argv: list[str] | None = None) -> int:
         help="within RFC 5737's ranges (default: the first of them this machine's own network does not use)",
     )
     ap.add_argument("--on", type=int, default=1, metavar="K", help="the host COMMAND runs on (default 1)")
+    ap.add_argument(
+        "--share",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a directory under /tmp every host sees too, at the same path (repeatable)",
+    )
     ap.add_argument("--sweep", action="store_true", help="only remove what SIGKILLed runs left, and exit")
     ap.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND...: run it on host K, then stop")
     args = ap.parse_args(argv)
@@ -508,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     terminate_on_signals()
     try:
-        with Hosts(args.hosts, args.subnet) as hosts:
+        with Hosts(args.hosts, args.subnet, shared=args.share) as hosts:
             print(f"netns_hosts: run {hosts.run_id}, {args.hosts} hosts on {hosts.subnet}", flush=True)
             for line in hosts.swept:
                 print(f"netns_hosts: swept {line}", flush=True)

@@ -5,10 +5,12 @@ import errno
 import ipaddress
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,7 +60,10 @@ def wait_until(condition, timeout: float = 10) -> bool:
 def test_each_host_has_its_own_address_hostname_and_tmp_and_reaches_the_others():
     before = own_interfaces()
     marker = f"netns_hosts_test.{os.getpid()}"
-    with nh.Hosts(3) as hosts:
+    # A directory under the caller's /tmp that the hosts share (a checkout there, say).
+    shared = Path(tempfile.mkdtemp(prefix="netns_hosts_test.shared.", dir="/tmp"))
+    (shared / "from-the-caller").write_text("caller\n")
+    with nh.Hosts(3, shared=[str(shared)]) as hosts:
         base = ipaddress.ip_network(hosts.subnet).network_address
         assert [h.address for h in hosts] == [str(base + k) for k in (1, 2, 3)]
         for h in hosts:
@@ -71,6 +76,11 @@ def test_each_host_has_its_own_address_hostname_and_tmp_and_reaches_the_others()
         assert one.run(["cat", f"/tmp/{marker}"], capture_output=True, text=True).stdout == "one\n"
         assert two.run(["test", "-e", f"/tmp/{marker}"]).returncode == 1
         assert not Path("/tmp", marker).exists()
+        assert two.run(["cat", str(shared / "from-the-caller")], capture_output=True, text=True).stdout == "caller\n"
+        three.run(["sh", "-c", f"echo three > {shared}/from-host3"], check=True)
+        assert (shared / "from-host3").read_text() == "three\n"
+        assert one.run(["cat", f"{shared}/from-host3"], capture_output=True, text=True).stdout == "three\n"
+        assert not list(Path("/tmp").glob(f".netns-hosts-{hosts.run_id}-*")), "a staging directory was left"
 
         for a in hosts:
             for b in hosts:
@@ -91,6 +101,8 @@ def test_each_host_has_its_own_address_hostname_and_tmp_and_reaches_the_others()
         # Nothing was added to the caller's own namespace.
         assert own_interfaces() == before
     assert own_interfaces() == before
+    assert sorted(p.name for p in shared.iterdir()) == ["from-host3", "from-the-caller"]
+    shutil.rmtree(shared)
 
 
 def test_nothing_a_host_sends_can_leave_the_machine():

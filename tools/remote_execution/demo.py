@@ -218,7 +218,9 @@ class Demo:
         links = self.workspace_links()
         with contextlib.ExitStack() as stack:
             if self.host_count:
-                hosts = stack.enter_context(Hosts(self.host_count))
+                # A checkout under /tmp (a CI's clean clone) stays in sight on every host:
+                # Bazel runs in it, the workers run its runner.sh.
+                hosts = stack.enter_context(Hosts(self.host_count, shared=[str(self.workspace)]))
                 print(f"== {self.host_count} hosts on this machine (tools/netns_hosts, {hosts.subnet}):", flush=True)
                 server, *workers, self.client = hosts
                 self.cluster = cl.HostsCluster(self.state, server, workers, gpu_hosts=self.gpu_hosts)
@@ -289,9 +291,15 @@ class Demo:
         """{test label: the value of the gpu property it asks for}, for the
         patterns' tests whose exec_properties ask for one and that this
         build's flags leave compatible (an incompatible one is skipped, not run)."""
-        positive = [p for p in self.patterns if not p.startswith("-")]
+
+        def tests(pattern: str) -> str:
+            # A wildcard leaves out tests tagged manual, as `bazel test` does; a named one is run.
+            wildcard = pattern.endswith(("...", ":all", ":*", ":all-targets"))
+            return f"(tests({pattern}) - attr(tags, '\\bmanual\\b', {pattern}))" if wildcard else f"tests({pattern})"
+
+        positive = [tests(p) for p in self.patterns if not p.startswith("-")]
         negative = [p[1:] for p in self.patterns if p.startswith("-")]
-        expression = f"tests({' + '.join(positive)})" + "".join(f" - {p}" for p in negative)
+        expression = f"({' + '.join(positive)})" + "".join(f" - {p}" for p in negative)
         asking = f"attr(exec_properties, {cl.GPU_PROPERTY}, {expression})"
         wanted = {cl.GPU_PROPERTY, f"test.{cl.GPU_PROPERTY}"}
         query = self.run_bazel(
