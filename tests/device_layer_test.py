@@ -558,6 +558,167 @@ def test_a_shape_that_is_not_integral_or_a_dtype_modrt_lacks_is_refused_before_a
     assert lines[-1] == "END", r.stdout
 
 
+# After a wait raised TimeoutError on a spinning kernel: each call that then
+# waits for the device, and whether Ctrl-C ends it (cpu: the two that have
+# nothing to wait for there return at once).
+WAITS_AFTER_A_TIMEOUT = {
+    "dev.sync()": "lambda: dev.sync()",
+    "numpy() of another tensor": "lambda: out.numpy()",
+    "a new tensor": "lambda: modrt.tensor(np.ones(4, 'float32'), dev)",
+    "copyfrom() into another tensor": "lambda: out.copyfrom(np.zeros(4, 'float32'))",
+    "a launch held at the in-flight limit": "lambda: [mod['vadd'](a, a, out, 4, *params) for _ in range(4)]",
+    "an allocation in checked mode": "checked_allocation",
+    "another backend's stream waiting for its event": (
+        "lambda: modrt.Stream(modrt.device(OTHER)).wait(dev.default_stream.record())"
+    ),
+    "empty_cache()": "lambda: dev.empty_cache()",
+}
+# Waits inside the core (not Python's slices): the KeyboardInterrupt names the spin.
+CORE_WAITS = {
+    "a new tensor",
+    "a launch held at the in-flight limit",
+    "an allocation in checked mode",
+    "another backend's stream waiting for its event",
+    "empty_cache()",
+}
+
+
+def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
+    """A spinning kernel, a wait that timed out on it, then each call that
+    waits for the device: SIGINT ends every one with KeyboardInterrupt (a
+    launch held at the in-flight limit, a checked-mode allocation, a stream
+    waiting for another backend's event and empty_cache() waited in the
+    driver or without a bound, and ignored it), and the process goes on."""
+    others = [k for k in sorted(NATIVE_STREAMS) if k != kind and modrt.device(k).exist]
+    if not others:
+        pytest.skip("needs a second backend with a device")
+    cases = "".join(f"    {name!r}: {case},\n" for name, case in WAITS_AFTER_A_TIMEOUT.items())
+    body = textwrap.dedent(
+        """
+        import time
+        OTHER = {other!r}
+        params = () if kind == "cpu" else (1, 4)
+        a = modrt.tensor(np.ones(4, "float32"), dev)
+        out = modrt.tensor(np.ones(4, "float32"), dev)
+        mod["vadd"](a, a, out, 4, *params)  # its first launch is behind it
+        modrt.empty((4096,), "float32", dev)  # a block in the pool's cache
+        dev.sync(timeout=60)
+
+        def checked_allocation():
+            with modrt.checked():
+                modrt.empty((4,), "float32", dev)
+
+        mod["spin"](flag, *spin_params)
+        try:
+            dev.sync(timeout=0.3)
+        except TimeoutError:
+            print("TIMEOUT", flush=True)
+        cases = {{
+        {cases}}}
+        for name, case in cases.items():
+            timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+            timer.start()
+            try:
+                case()
+                print("RETURNED", name, flush=True)
+            except KeyboardInterrupt as e:
+                print("INTERRUPTED", name, "|", e, flush=True)
+            try:  # a SIGINT that comes after a call returned
+                timer.join()
+                time.sleep(0.1)
+            except KeyboardInterrupt:
+                pass
+
+        def handler(*_):
+            raise LookupError("raised by the handler")
+
+        signal.signal(signal.SIGINT, handler)  # a handler of one's own keeps its exception
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        try:
+            modrt.tensor(np.ones(4, "float32"), dev)
+        except LookupError as e:
+            print("HANDLER", e, flush=True)
+        timer.join()
+        print("DONE", flush=True)
+        """
+    ).format(other=others[0], cases=cases)
+    r = run_child(kind, body, {"MODRT_MAX_IN_FLIGHT": "3"})
+    lines = r.stdout.splitlines()
+    assert lines[0] == "TIMEOUT" and lines[-2:] == ["HANDLER raised by the handler", "DONE"], r.stdout + r.stderr
+    lines = lines[:-1]
+    outcomes = {line.split(" |")[0].split(" ", 1)[1]: line.split(" ", 1)[0] for line in lines[1:-1]}
+    expected = {name: "INTERRUPTED" for name in WAITS_AFTER_A_TIMEOUT}
+    if kind == "cpu":  # host memory: nothing to wait for
+        expected["an allocation in checked mode"] = expected["empty_cache()"] = "RETURNED"
+    assert outcomes == expected, r.stdout + r.stderr
+    for line in lines[1:-1]:
+        name = line.split(" |")[0].split(" ", 1)[1]
+        if name in CORE_WAITS and line.startswith("INTERRUPTED"):
+            assert "interrupted while waiting for" in line and "spin (grid [1, 1, 1], block [1, 1, 1])" in line, line
+    assert r.returncode == 1 and "exiting with work still pending" in r.stderr, r.stderr
+
+
+# Waits the driver makes where modrt cannot end them yet (issue 38, open):
+# lavapipe and wgpu-native build a kernel's pipeline at its first launch only
+# once the spinning kernel ended, and the Vulkan runtime drains the device
+# before it destroys a module's pipelines.
+DRIVER_WAITS = {
+    "the first launch of another kernel": ("mod['vadd'](a, a, out, 4, *params)", {"vulkan", "webgpu"}),
+    "dropping a module": ("globals().pop('mod'); import gc; gc.collect()", {"vulkan"}),
+}
+
+
+@pytest.mark.parametrize(
+    "kind_and_case",
+    [
+        pytest.param(
+            (k, case),
+            id=f"{k}-{case.replace(' ', '_')}",
+            marks=[pytest.mark.xfail(strict=True, reason="the driver waits: issue 38, open")]
+            if k in DRIVER_WAITS[case][1]
+            else [],
+        )
+        for k in KINDS
+        for case in DRIVER_WAITS
+    ],
+)
+def test_ctrl_c_ends_a_wait_in_the_driver(kind_and_case):
+    kind, case = kind_and_case
+    if not modrt.device(kind).exist:
+        pytest.skip(f"{kind}: {modrt.device(kind).unavailable_reason}")
+    source, signatures = KERNELS[kind]
+    code = textwrap.dedent(
+        f"""
+        import os, signal, threading, numpy as np, modrt
+        kind = {kind!r}
+        dev = modrt.device(kind)
+        mod = modrt.compile({source!r}, kind, {signatures!r})
+        flag = modrt.tensor(np.zeros(1, "int32"), dev)
+        a = modrt.tensor(np.ones(4, "float32"), dev)
+        out = modrt.tensor(np.ones(4, "float32"), dev)
+        params = () if kind == "cpu" else (1, 4)
+        mod["spin"](flag, *{spin_params(kind)!r})
+        try:
+            dev.sync(timeout=0.3)
+        except TimeoutError:
+            pass
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        try:
+            {DRIVER_WAITS[case][0]}
+            print("RETURNED", flush=True)
+        except KeyboardInterrupt:
+            print("INTERRUPTED", flush=True)
+        """
+    )
+    env = dict(os.environ, MODRT_EXIT_TIMEOUT="1")
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=10)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{case} on {kind} ignored SIGINT (killed after 10 s)")
+    assert r.stdout.strip() in ("RETURNED", "INTERRUPTED"), r.stdout + r.stderr
+
+
 def test_in_flight_launches_are_bounded():
     """A launcher faster than the device blocks at the in-flight limit
     (MODRT_MAX_IN_FLIGHT) instead of queueing without end."""

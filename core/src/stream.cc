@@ -216,19 +216,34 @@ void StreamState::WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock) 
   };
   // A launch with room returns at once; one that has to wait lets the
   // caller's lock (the GIL) go while it waits, and never holds mu_ while
-  // taking it back.
+  // taking it back. It waits in slices: between them Ctrl-C ends the wait
+  // (KeyboardInterrupt, nothing launched), and MODRT_WAIT_TIMEOUT bounds it.
+  const double limit = full() ? DefaultWaitTimeout() : -1.0;
+  const auto start = std::chrono::steady_clock::now();
   while (full()) {
     lock.unlock();
     {
       WaitRegion region;
       lock.lock();
-      while (full()) {
+      if (full()) {
         if (!host_executes()) RequestSync(lock);
-        if (full()) changed_.wait(lock);
+        changed_.wait_until(lock, StreamClock::now() + std::chrono::milliseconds(50),
+                            [&] { return !full(); });
       }
       lock.unlock();
     }
+    const bool interrupted = InterruptRequested();
     lock.lock();
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (full() && (interrupted || (limit >= 0 && waited >= limit))) {
+      const std::string what =
+          StrCat("room for a launch on ", DeviceName(device_),
+                 " (MODRT_MAX_IN_FLIGHT, MODRT_MAX_IN_FLIGHT_BYTES): ", pending_.size(),
+                 " launches pending: ", PendingLocked(submitted_));
+      if (interrupted) Fail("KeyboardInterrupt", "interrupted while waiting for ", what);
+      Fail("TimeoutError", "timed out after ", limit, " s (MODRT_WAIT_TIMEOUT) waiting for ", what);
+    }
   }
 }
 
@@ -491,6 +506,25 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
          " pending: ", PendingLocked(seq));
   }
   return false;
+}
+
+void StreamState::WaitUntilComplete(uint64_t seq, const std::shared_ptr<NativeEvent>& event) {
+  constexpr double kSlice = 0.05;
+  const double limit = DefaultWaitTimeout();
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool last = limit >= 0 && waited + kSlice >= limit;
+    if (Wait(seq, last ? std::max(0.0, limit - waited) : kSlice, last ? limit : -1.0, event)) {
+      return;
+    }
+    if (InterruptRequested()) {
+      const std::string pending = PendingSummary();
+      Fail("KeyboardInterrupt", "interrupted while waiting for ",
+           pending.empty() ? DeviceName(device_) : pending);
+    }
+  }
 }
 
 void StreamState::WaitInDriver(double timeout_s, std::unique_lock<std::mutex>& lock) {

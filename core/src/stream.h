@@ -155,6 +155,12 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   // native event, the worker waits for the event rather than the stream.
   bool Wait(uint64_t seq, double slice_s, double raise_after_s,
             const std::shared_ptr<NativeEvent>& event = nullptr);
+  // Waits for `seq` from a call that has no timeout of its own (a copy, a
+  // checked launch, a host launch, a cross-device event): in slices, ending
+  // with KeyboardInterrupt when the caller asks (CheckInterrupt: Ctrl-C) and
+  // with TimeoutError naming the pending launches after MODRT_WAIT_TIMEOUT
+  // seconds when that is set. Not for the stream workers' own waits.
+  void WaitUntilComplete(uint64_t seq, const std::shared_ptr<NativeEvent>& event = nullptr);
   // Native streams: device launches of this stream not known complete start
   // after this device launch number (DeviceLaunched); UINT64_MAX when none.
   uint64_t FirstPendingEpoch() const;

@@ -183,8 +183,7 @@ MODRT_STATIC_INIT([] {
         SameDevice(e->stream().device(), s.device())) {
       return;
     }
-    while (!e->stream().Wait(e->seq(), 3600.0, -1.0)) {
-    }
+    e->stream().WaitUntilComplete(e->seq());
   });
   RegisterGlobal("event.stream", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "event.stream");

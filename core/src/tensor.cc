@@ -218,10 +218,7 @@ DLTensor RangeView(TensorObj* t, const Args& a, const char* what) {
 // Waits (without a bound: callers from Python waited with one first) until
 // the device's streams are complete, so host memory sees their results.
 void WaitForStreams(DLDevice device) {
-  for (const auto& s : StreamsOf(device)) {
-    while (!s->Wait(s->submitted(), 3600.0, -1.0)) {
-    }
-  }
+  for (const auto& s : StreamsOf(device)) s->WaitUntilComplete(s->submitted());
 }
 
 bool SameBytes(TensorObj* dst, TensorObj* src) {
@@ -272,10 +269,11 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_from_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
+    // The device's queued work first, waited for here (Ctrl-C and
+    // MODRT_WAIT_TIMEOUT end it), not inside the driver's blocking copy.
+    WaitForStreams(view.device);
     const LargeCopyRegion copying(n);
-    if (view.device.device_type == kDLCPU) {
-      WaitForStreams(view.device);
-    } else if (n != t->nbytes()) {
+    if (view.device.device_type != kDLCPU && n != t->nbytes()) {
       const size_t offset = view.byte_offset - t->dl()->byte_offset;
       if (api->CopyRange(a.Ptr(1), t->dl(), offset, n)) return;
       // Read the tensor, patch the range, write it back.
@@ -291,10 +289,11 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_to_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
+    // The device's queued work first, waited for here (Ctrl-C and
+    // MODRT_WAIT_TIMEOUT end it), not inside the driver's blocking copy.
+    WaitForStreams(view.device);
     const LargeCopyRegion copying(n);
-    if (view.device.device_type == kDLCPU) {
-      WaitForStreams(view.device);
-    } else if (n != t->nbytes()) {
+    if (view.device.device_type != kDLCPU && n != t->nbytes()) {
       const size_t offset = view.byte_offset - t->dl()->byte_offset;
       if (api->CopyRange(t->dl(), offset, a.Ptr(1), n)) return;
       const std::vector<char> staging = ReadWhole(api, t);
@@ -317,12 +316,13 @@ MODRT_STATIC_INIT([] {
     // A tensor copied onto itself (t.copyfrom(t)): nothing to do.
     if (SameBytes(dst, src)) return;
     const size_t n = dst->nbytes();
-    const LargeCopyRegion copying(n);
     DLDevice dd = dst->dl()->device, sd = src->dl()->device;
     DeviceAPI* dapi = GetExistingDeviceAPI(dd);
     DeviceAPI* sapi = GetExistingDeviceAPI(sd);
-    if (dd.device_type == kDLCPU) WaitForStreams(dd);
-    if (sd.device_type == kDLCPU) WaitForStreams(sd);
+    // Both devices' queued work first, waited for where Ctrl-C ends it.
+    WaitForStreams(dd);
+    if (!SameDevice(sd, dd)) WaitForStreams(sd);
+    const LargeCopyRegion copying(n);
     const char* sdata = static_cast<const char*>(src->dl()->data) + src->dl()->byte_offset;
     char* ddata = static_cast<char*>(dst->dl()->data) + dst->dl()->byte_offset;
     if (sd.device_type == kDLCPU) return dapi->CopyFromHost(sdata, dst->dl(), n);
