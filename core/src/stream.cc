@@ -453,6 +453,12 @@ std::string StreamState::PendingSummary() {
                 DeviceName(device_), ": ", PendingLocked(submitted_));
 }
 
+bool StreamState::TimedOutWithWorkPending() {
+  std::lock_guard lock(mu_);
+  if (completed_ >= submitted_) timed_out_ = false;
+  return timed_out_;
+}
+
 void StreamState::RaiseLatched(std::unique_lock<std::mutex>&) {
   if (error_kind_.empty()) return;
   std::string kind = std::exchange(error_kind_, "");
@@ -501,6 +507,7 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
   if (raise_after_s >= 0) {
+    timed_out_ = true;
     Fail("TimeoutError", "timed out after ", raise_after_s, " s waiting for ", DeviceName(device_),
          ": ", pending_.size(), " launch", pending_.size() == 1 ? "" : "es",
          " pending: ", PendingLocked(seq));

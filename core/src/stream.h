@@ -168,6 +168,9 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
 
   // Descriptions of pending launches ("" when none).
   std::string PendingSummary();
+  // A wait on this stream raised TimeoutError and launches it waited for are
+  // still pending: the device may be stuck in one (a kernel that never ends).
+  bool TimedOutWithWorkPending();
 
   // Recording: while a graph captures, the capturing thread's launches are
   // recorded, not run; another thread's launch on the stream is refused
@@ -246,6 +249,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   bool worker_started_ = false;
   bool closing_ = false;
   int handles_ = 0;         // live StreamObj handles
+  bool timed_out_ = false;  // a wait raised TimeoutError (TimedOutWithWorkPending)
   std::string error_kind_;  // latched; empty when none
   std::string error_message_;
   std::mutex capture_mu_;  // serializes starting and ending captures
@@ -354,6 +358,13 @@ const std::shared_ptr<StreamState>& DefaultStream(DLDevice device);
 void* CurrentNativeStream(DLDevice device);
 // Every live stream of `device`.
 std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device);
+// A wait on a stream of `device` (of any device, for AnyDeviceMayBeStuck)
+// timed out and its launches are still pending. Drivers wait inside some
+// calls for the device's queued work (a pipeline built at a first launch, a
+// module destroyed), where nothing ends the wait: after a timeout the core
+// waits first (interruptibly) or hands the call to another thread.
+bool DeviceMayBeStuck(DLDevice device);
+bool AnyDeviceMayBeStuck();
 
 // Wraps a backend's launching function: each call goes to the stream the
 // launch belongs to (recorded there while a graph captures), then runs

@@ -98,6 +98,20 @@ const std::shared_ptr<StreamState>& DefaultStream(DLDevice device) {
   return it->second;
 }
 
+bool DeviceMayBeStuck(DLDevice device) {
+  for (const auto& s : StreamsOf(device)) {
+    if (s->TimedOutWithWorkPending()) return true;
+  }
+  return false;
+}
+
+bool AnyDeviceMayBeStuck() {
+  for (const auto& s : AllStreams()) {
+    if (s->TimedOutWithWorkPending()) return true;
+  }
+  return false;
+}
+
 std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device) {
   StreamRegistry& r = Streams();
   std::lock_guard lock(r.mu);
@@ -161,6 +175,10 @@ Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info
       inner->Call(args.values(), args.size(), ret);
     };
     StreamState& stream = StreamFor(LaunchDevice(args, device_type));
+    // A backend may wait in its driver for the device's queued work while
+    // it builds the kernel's pipeline (lavapipe, wgpu-native), where Ctrl-C
+    // cannot end the wait: after a timeout, the first launch waits here.
+    if (first && DeviceMayBeStuck(stream.device())) WaitForStreams(stream.device());
     if (GraphObj* g = stream.capture()) {
       if (!stream.captured_here()) stream.RefuseCaptureElsewhere(info->name);
       if (g->capturing_natively()) {
