@@ -245,6 +245,18 @@ bool SameBytes(TensorObj* dst, TensorObj* src) {
 
 namespace {
 
+// A synchronous copy runs behind the device's queued work; that work is
+// waited for here, where Ctrl-C and MODRT_WAIT_TIMEOUT end the wait, not in
+// the driver's blocking copy: on cpu every stream (their workers run the
+// launches), elsewhere the default stream, whose queue the copy joins, and
+// every stream once the device may be stuck (a driver that drains the
+// device for a copy, Vulkan's, would wait for a kernel that never ends).
+void WaitBeforeBlockingCopy(DLDevice device) {
+  if (device.device_type == kDLCPU || DeviceMayBeStuck(device)) return WaitForStreams(device);
+  const std::shared_ptr<StreamState>& s = DefaultStream(device);
+  s->WaitUntilComplete(s->submitted());
+}
+
 MODRT_STATIC_INIT([] {
   // tensor.empty(device, dtype, dim...)
   RegisterGlobal("tensor.empty", [](const Args& a, Ret* r) {
@@ -269,9 +281,7 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_from_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
-    // The device's queued work first, waited for here (Ctrl-C and
-    // MODRT_WAIT_TIMEOUT end it), not inside the driver's blocking copy.
-    WaitForStreams(view.device);
+    WaitBeforeBlockingCopy(view.device);
     const LargeCopyRegion copying(n);
     if (view.device.device_type != kDLCPU && n != t->nbytes()) {
       const size_t offset = view.byte_offset - t->dl()->byte_offset;
@@ -289,9 +299,7 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_to_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
-    // The device's queued work first, waited for here (Ctrl-C and
-    // MODRT_WAIT_TIMEOUT end it), not inside the driver's blocking copy.
-    WaitForStreams(view.device);
+    WaitBeforeBlockingCopy(view.device);
     const LargeCopyRegion copying(n);
     if (view.device.device_type != kDLCPU && n != t->nbytes()) {
       const size_t offset = view.byte_offset - t->dl()->byte_offset;
@@ -319,9 +327,8 @@ MODRT_STATIC_INIT([] {
     DLDevice dd = dst->dl()->device, sd = src->dl()->device;
     DeviceAPI* dapi = GetExistingDeviceAPI(dd);
     DeviceAPI* sapi = GetExistingDeviceAPI(sd);
-    // Both devices' queued work first, waited for where Ctrl-C ends it.
-    WaitForStreams(dd);
-    if (!SameDevice(sd, dd)) WaitForStreams(sd);
+    WaitBeforeBlockingCopy(dd);
+    if (!SameDevice(sd, dd)) WaitBeforeBlockingCopy(sd);
     const LargeCopyRegion copying(n);
     const char* sdata = static_cast<const char*>(src->dl()->data) + src->dl()->byte_offset;
     char* ddata = static_cast<char*>(dst->dl()->data) + dst->dl()->byte_offset;
