@@ -574,6 +574,9 @@ WAITS_AFTER_A_TIMEOUT = {
     "empty_cache()": "lambda: dev.empty_cache()",
     # On a stream of its own: not held at the in-flight limit the launches before reached.
     "the first launch of another kernel": "lambda: mod['slow_add'](a, a, out, 4, 1, *params, stream=modrt.Stream(dev))",
+    # After the one case that records an event: on webgpu, an interrupted checked
+    # launch leaves a wait in wgpu-native that a later event_record waits behind (open).
+    "a launch in checked mode": "lambda: checked_vadd(a, a, guarded, 4, *params, stream=modrt.Stream(dev))",
     "dropping a module": "lambda: (modules.clear(), gc.collect())",
 }
 # Waits inside the core (not Python's slices): the KeyboardInterrupt names the spin.
@@ -581,6 +584,7 @@ CORE_WAITS = {
     "a new tensor",
     "a launch held at the in-flight limit",
     "an allocation in checked mode",
+    "a launch in checked mode",
     "another backend's stream waiting for its event",
     "empty_cache()",
     "the first launch of another kernel",
@@ -608,6 +612,10 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
         mod["vadd"](a, a, out, 4, *params)  # its first launch is behind it
         modules = [modrt.compile({source!r}, kind, {signatures!r})]
         modules[0]["vadd"](a, a, out, 4, *params)  # a module with a pipeline built
+        with modrt.checked():
+            guarded = modrt.empty((4,), "float32", dev)
+            checked_vadd = modules[0]["vadd"]
+        checked_vadd(a, a, guarded, 4, *params)
         modrt.empty((4096,), "float32", dev)  # a block in the pool's cache
         dev.sync(timeout=60)
 

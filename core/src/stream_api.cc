@@ -224,6 +224,10 @@ MODRT_STATIC_INIT([] {
       CheckNative(q->streams->event_elapsed_ms(q->self, end->stream().device().device_id,
                                                start->native()->handle, end->native()->handle,
                                                &ms));
+      if (std::isnan(ms)) {
+        Fail("RuntimeError", "elapsed_ms: ", DeviceName(end->stream().device()),
+             " gave no time for these events");
+      }
       return r->SetFloat(ms);
     }
     if (!end->stream().host_executes() || !start->stream().host_executes()) {
