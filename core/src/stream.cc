@@ -160,7 +160,14 @@ StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default, const
   }
 }
 
+// Streams whose timed_out_ is set: while none is, DeviceMayBeStuck answers
+// without a lock (it runs at every first launch of a fetched function).
+static std::atomic<int> timed_out_streams{0};
+
+bool AnyStreamTimedOut() { return timed_out_streams.load(std::memory_order_relaxed) != 0; }
+
 StreamState::~StreamState() {
+  if (timed_out_) timed_out_streams.fetch_sub(1);
   // Reached once the worker drained the queue (Close asked it to): nothing
   // of this stream is pending on the device, unless a failure latched. An
   // adopted queue is its maker's to destroy.
@@ -455,7 +462,10 @@ std::string StreamState::PendingSummary() {
 
 bool StreamState::TimedOutWithWorkPending() {
   std::lock_guard lock(mu_);
-  if (completed_ >= submitted_) timed_out_ = false;
+  if (timed_out_ && completed_ >= submitted_) {
+    timed_out_ = false;
+    timed_out_streams.fetch_sub(1);
+  }
   return timed_out_;
 }
 
@@ -507,7 +517,7 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
   if (raise_after_s >= 0) {
-    timed_out_ = true;
+    if (!std::exchange(timed_out_, true)) timed_out_streams.fetch_add(1);
     Fail("TimeoutError", "timed out after ", raise_after_s, " s waiting for ", DeviceName(device_),
          ": ", pending_.size(), " launch", pending_.size() == 1 ? "" : "es",
          " pending: ", PendingLocked(seq));

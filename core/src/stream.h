@@ -365,6 +365,8 @@ std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device);
 // waits first (interruptibly) or hands the call to another thread.
 bool DeviceMayBeStuck(DLDevice device);
 bool AnyDeviceMayBeStuck();
+// False while no stream has a timed-out wait (no lock taken).
+bool AnyStreamTimedOut();
 
 // Wraps a backend's launching function: each call goes to the stream the
 // launch belongs to (recorded there while a graph captures), then runs

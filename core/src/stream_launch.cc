@@ -99,6 +99,7 @@ const std::shared_ptr<StreamState>& DefaultStream(DLDevice device) {
 }
 
 bool DeviceMayBeStuck(DLDevice device) {
+  if (!AnyStreamTimedOut()) return false;
   for (const auto& s : StreamsOf(device)) {
     if (s->TimedOutWithWorkPending()) return true;
   }
@@ -106,6 +107,7 @@ bool DeviceMayBeStuck(DLDevice device) {
 }
 
 bool AnyDeviceMayBeStuck() {
+  if (!AnyStreamTimedOut()) return false;
   for (const auto& s : AllStreams()) {
     if (s->TimedOutWithWorkPending()) return true;
   }
