@@ -558,6 +558,125 @@ def test_a_shape_that_is_not_integral_or_a_dtype_modrt_lacks_is_refused_before_a
     assert lines[-1] == "END", r.stdout
 
 
+# After a wait raised TimeoutError on a spinning kernel: each call that then
+# waits for the device, and whether Ctrl-C ends it (cpu: the two that have
+# nothing to wait for there return at once).
+WAITS_AFTER_A_TIMEOUT = {
+    "dev.sync()": "lambda: dev.sync()",
+    "numpy() of another tensor": "lambda: out.numpy()",
+    "a new tensor": "lambda: modrt.tensor(np.ones(4, 'float32'), dev)",
+    "copyfrom() into another tensor": "lambda: out.copyfrom(np.zeros(4, 'float32'))",
+    "a launch held at the in-flight limit": "lambda: [mod['vadd'](a, a, out, 4, *params) for _ in range(4)]",
+    "an allocation in checked mode": "checked_allocation",
+    "another backend's stream waiting for its event": (
+        "lambda: modrt.Stream(modrt.device(OTHER)).wait(dev.default_stream.record())"
+    ),
+    "empty_cache()": "lambda: dev.empty_cache()",
+    # On a stream of its own: not held at the in-flight limit the launches before reached.
+    "the first launch of another kernel": "lambda: mod['slow_add'](a, a, out, 4, 1, *params, stream=modrt.Stream(dev))",
+    # After the one case that records an event: on webgpu, an interrupted checked
+    # launch leaves a wait in wgpu-native that a later event_record waits behind (open).
+    "a launch in checked mode": "lambda: checked_vadd(a, a, guarded, 4, *params, stream=modrt.Stream(dev))",
+    "dropping a module": "lambda: (modules.clear(), gc.collect())",
+}
+# Waits inside the core (not Python's slices): the KeyboardInterrupt names the spin.
+CORE_WAITS = {
+    "a new tensor",
+    "a launch held at the in-flight limit",
+    "an allocation in checked mode",
+    "a launch in checked mode",
+    "another backend's stream waiting for its event",
+    "empty_cache()",
+    "the first launch of another kernel",
+}
+
+
+def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
+    """A spinning kernel, a wait that timed out on it, then each call that
+    waits for the device: SIGINT ends every one with KeyboardInterrupt (a
+    launch held at the in-flight limit, a checked-mode allocation, a stream
+    waiting for another backend's event, empty_cache(), a kernel's first
+    launch and dropping a module waited in the driver or without a bound,
+    and ignored it), and the process goes on."""
+    others = [k for k in sorted(NATIVE_STREAMS) if k != kind and modrt.device(k).exist]
+    if not others:
+        pytest.skip("needs a second backend with a device")
+    cases = "".join(f"    {name!r}: {case},\n" for name, case in WAITS_AFTER_A_TIMEOUT.items())
+    body = textwrap.dedent(
+        """
+        import gc, time
+        OTHER = {other!r}
+        params = () if kind == "cpu" else (1, 4)
+        a = modrt.tensor(np.ones(4, "float32"), dev)
+        out = modrt.tensor(np.ones(4, "float32"), dev)
+        mod["vadd"](a, a, out, 4, *params)  # its first launch is behind it
+        modules = [modrt.compile({source!r}, kind, {signatures!r})]
+        modules[0]["vadd"](a, a, out, 4, *params)  # a module with a pipeline built
+        with modrt.checked():
+            guarded = modrt.empty((4,), "float32", dev)
+            checked_vadd = modules[0]["vadd"]
+        checked_vadd(a, a, guarded, 4, *params)
+        modrt.empty((4096,), "float32", dev)  # a block in the pool's cache
+        dev.sync(timeout=60)
+
+        def checked_allocation():
+            with modrt.checked():
+                modrt.empty((4,), "float32", dev)
+
+        mod["spin"](flag, *spin_params)
+        try:
+            dev.sync(timeout=0.3)
+        except TimeoutError:
+            print("TIMEOUT", flush=True)
+        cases = {{
+        {cases}}}
+        for name, case in cases.items():
+            timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+            timer.start()
+            try:
+                case()
+                print("RETURNED", name, flush=True)
+            except KeyboardInterrupt as e:
+                print("INTERRUPTED", name, "|", e, flush=True)
+            try:  # a SIGINT that comes after a call returned
+                timer.join()
+                time.sleep(0.1)
+            except KeyboardInterrupt:
+                pass
+
+        def handler(*_):
+            raise LookupError("raised by the handler")
+
+        signal.signal(signal.SIGINT, handler)  # a handler of one's own keeps its exception
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        try:
+            modrt.tensor(np.ones(4, "float32"), dev)
+        except LookupError as e:
+            print("HANDLER", e, flush=True)
+        timer.join()
+        print("DONE", flush=True)
+        """
+    ).format(other=others[0], cases=cases, source=KERNELS[kind][0], signatures=KERNELS[kind][1])
+    r = run_child(kind, body, {"MODRT_MAX_IN_FLIGHT": "3"})
+    lines = r.stdout.splitlines()
+    assert lines[0] == "TIMEOUT" and lines[-2:] == ["HANDLER raised by the handler", "DONE"], r.stdout + r.stderr
+    lines = lines[:-1]
+    outcomes = {line.split(" |")[0].split(" ", 1)[1]: line.split(" ", 1)[0] for line in lines[1:-1]}
+    expected = {name: "INTERRUPTED" for name in WAITS_AFTER_A_TIMEOUT}
+    # A module dropped while the device may be stuck is destroyed on a thread of its own.
+    expected["dropping a module"] = "RETURNED"
+    if kind == "cpu":  # host memory and host launches: nothing to wait for
+        for name in ("an allocation in checked mode", "empty_cache()", "the first launch of another kernel"):
+            expected[name] = "RETURNED"
+    assert outcomes == expected, r.stdout + r.stderr
+    for line in lines[1:-1]:
+        name = line.split(" |")[0].split(" ", 1)[1]
+        if name in CORE_WAITS and line.startswith("INTERRUPTED"):
+            assert "interrupted while waiting for" in line and "spin (grid [1, 1, 1], block [1, 1, 1])" in line, line
+    assert r.returncode == 1 and "exiting with work still pending" in r.stderr, r.stderr
+
+
 def test_in_flight_launches_are_bounded():
     """A launcher faster than the device blocks at the in-flight limit
     (MODRT_MAX_IN_FLIGHT) instead of queueing without end."""

@@ -2,6 +2,7 @@
 #include "modrt/abi/c_api.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,7 @@ thread_local int32_t last_error_code = -1;
 // ModrtSetWaitHooks: set by the frontend when it loads, before its first call.
 std::atomic<ModrtWaitEnterFunc> wait_enter{nullptr};
 std::atomic<ModrtWaitLeaveFunc> wait_leave{nullptr};
+std::atomic<ModrtInterruptCheckFunc> interrupt_check{nullptr};
 
 Object* AsObject(ModrtObjectHandle h) {
   if (h == nullptr) Fail("ValueError", "null object handle");
@@ -70,6 +72,19 @@ WaitRegion::~WaitRegion() {
   if (leave_ != nullptr) leave_(token_);
 }
 
+bool InterruptRequested() {
+  ModrtInterruptCheckFunc check = interrupt_check.load(std::memory_order_acquire);
+  return check != nullptr && check() != 0;
+}
+
+double DefaultWaitTimeout() {
+  const char* text = std::getenv("MODRT_WAIT_TIMEOUT");
+  if (text == nullptr || *text == '\0') return -1.0;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  return end != text && seconds >= 0 ? seconds : -1.0;
+}
+
 }  // namespace modrt
 
 extern "C" {
@@ -78,6 +93,10 @@ void ModrtSetWaitHooks(ModrtWaitEnterFunc enter, ModrtWaitLeaveFunc leave) {
   // Leave first: a region reads leave only when it also found enter.
   wait_leave.store(leave, std::memory_order_release);
   wait_enter.store(enter, std::memory_order_release);
+}
+
+void ModrtSetInterruptCheck(ModrtInterruptCheckFunc check) {
+  interrupt_check.store(check, std::memory_order_release);
 }
 
 int32_t ModrtAbiVersion(void) { return MODRT_ABI_VERSION; }

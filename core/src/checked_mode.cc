@@ -40,10 +40,7 @@ DLTensor GuardView(TensorObj* t, size_t offset, size_t bytes) {
 // Waits until the launches queued on the tensor's device have run (the
 // stream workers run them after the call returns), as device.sync does.
 void WaitForLaunches(const DLDevice& device) {
-  for (const auto& s : StreamsOf(device)) {
-    while (!s->Wait(s->submitted(), 3600.0, -1.0)) {
-    }
-  }
+  for (const auto& s : StreamsOf(device)) s->WaitUntilComplete(s->submitted());
 }
 
 // The guard zones' contents: on cpu [head | tail], elsewhere the tail.
@@ -111,6 +108,9 @@ void FillGuards(TensorObj* t) {
     std::memset(data + t->nbytes(), kPattern, guard);
     return;
   }
+  // The copy is synchronous, behind the device's queued launches: wait for
+  // them here, where Ctrl-C ends the wait, not in the driver.
+  WaitForLaunches(t->dl()->device);
   const std::vector<unsigned char> pattern(guard, kPattern);
   DLTensor view = GuardView(t, t->nbytes(), guard);
   t->device_api()->CopyFromHost(pattern.data(), &view, guard);

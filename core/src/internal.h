@@ -56,8 +56,8 @@ const ModrtCoreApi& CoreApi();
 void* PoolAlloc(DeviceAPI* api, DLDevice device, size_t nbytes);
 void PoolFree(DLDevice device, void* ptr, size_t nbytes) noexcept;
 
-// Waits (without a bound: callers from Python waited with one first) until
-// the device's streams are complete, so host memory sees their results.
+// Waits until the device's streams are complete, so host memory sees their
+// results (StreamState::WaitUntilComplete: Ctrl-C and MODRT_WAIT_TIMEOUT end it).
 void WaitForStreams(DLDevice device);
 
 // A copy from `src` to `dst` of the same size (tensor.cc): true when they are
@@ -81,6 +81,14 @@ class WaitRegion {
   ModrtWaitLeaveFunc leave_ = nullptr;
   void* token_ = nullptr;
 };
+
+// Between the slices of a wait with no bound of its own: true when the
+// caller asked to stop (ModrtSetInterruptCheck: Ctrl-C); the wait then ends
+// with Fail("KeyboardInterrupt", ...) naming what it waited for. Call it with
+// no core lock held and outside a WaitRegion.
+bool InterruptRequested();
+// MODRT_WAIT_TIMEOUT in seconds, or -1 when it is not set (no bound).
+double DefaultWaitTimeout();
 
 void RegisterGlobalObject(const std::string& name, Ref<FunctionObj> func, bool allow_override);
 // Loads a plugin DSO; it reads `options` (its load-time configuration) while it registers.

@@ -73,6 +73,16 @@ class DevicePool {
   // Hands every cached block back to the driver (its free defers what the
   // device still uses).
   void EmptyCache(DeviceAPI* api, DLDevice device) {
+    bool cached = false;
+    {
+      std::lock_guard lock(mu_);
+      cached = !free_.empty();
+    }
+    // A backend may free a block only once the device stopped using it, and
+    // wait in its driver for that, where nothing ends the wait (Vulkan
+    // drains the device): the wait happens here instead, where Ctrl-C and
+    // MODRT_WAIT_TIMEOUT end it, before any block leaves the cache.
+    if (cached && device.device_type != kDLCPU) WaitForStreams(device);
     std::multimap<size_t, Block> blocks;
     {
       std::lock_guard lock(mu_);

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -72,7 +73,17 @@ class PluginPart {
   virtual ~PluginPart() {
     // In a child forked after devices were opened, the plugin's driver objects
     // are the parent's: left alone (they leak, in the child only).
-    if (!InForkedChild()) t_.destroy(self_);
+    if (InForkedChild()) return;
+    // A backend may wait in its driver for the device's queued work before
+    // it destroys a module's pipelines (Vulkan drains the device). After a
+    // wait timed out on a launch still pending, that wait may never end, and
+    // a destructor cannot be interrupted: the plugin's destroy then runs on
+    // a thread of its own, and dropping the module returns at once.
+    if (AnyDeviceMayBeStuck()) {
+      std::thread([destroy = t_.destroy, self = self_] { destroy(self); }).detach();
+      return;
+    }
+    t_.destroy(self_);
   }
 
   void* SelfIf(const ModrtModuleVTable* key) const { return key == key_ ? self_ : nullptr; }

@@ -160,7 +160,14 @@ StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default, const
   }
 }
 
+// Streams whose timed_out_ is set: while none is, DeviceMayBeStuck answers
+// without a lock (it runs at every first launch of a fetched function).
+static std::atomic<int> timed_out_streams{0};
+
+bool AnyStreamTimedOut() { return timed_out_streams.load(std::memory_order_relaxed) != 0; }
+
 StreamState::~StreamState() {
+  if (timed_out_) timed_out_streams.fetch_sub(1);
   // Reached once the worker drained the queue (Close asked it to): nothing
   // of this stream is pending on the device, unless a failure latched. An
   // adopted queue is its maker's to destroy.
@@ -216,19 +223,34 @@ void StreamState::WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock) 
   };
   // A launch with room returns at once; one that has to wait lets the
   // caller's lock (the GIL) go while it waits, and never holds mu_ while
-  // taking it back.
+  // taking it back. It waits in slices: between them Ctrl-C ends the wait
+  // (KeyboardInterrupt, nothing launched), and MODRT_WAIT_TIMEOUT bounds it.
+  const double limit = full() ? DefaultWaitTimeout() : -1.0;
+  const auto start = std::chrono::steady_clock::now();
   while (full()) {
     lock.unlock();
     {
       WaitRegion region;
       lock.lock();
-      while (full()) {
+      if (full()) {
         if (!host_executes()) RequestSync(lock);
-        if (full()) changed_.wait(lock);
+        changed_.wait_until(lock, StreamClock::now() + std::chrono::milliseconds(50),
+                            [&] { return !full(); });
       }
       lock.unlock();
     }
+    const bool interrupted = InterruptRequested();
     lock.lock();
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (full() && (interrupted || (limit >= 0 && waited >= limit))) {
+      const std::string what =
+          StrCat("room for a launch on ", DeviceName(device_),
+                 " (MODRT_MAX_IN_FLIGHT, MODRT_MAX_IN_FLIGHT_BYTES): ", pending_.size(),
+                 " launches pending: ", PendingLocked(submitted_));
+      if (interrupted) Fail("KeyboardInterrupt", "interrupted while waiting for ", what);
+      Fail("TimeoutError", "timed out after ", limit, " s (MODRT_WAIT_TIMEOUT) waiting for ", what);
+    }
   }
 }
 
@@ -438,6 +460,15 @@ std::string StreamState::PendingSummary() {
                 DeviceName(device_), ": ", PendingLocked(submitted_));
 }
 
+bool StreamState::TimedOutWithWorkPending() {
+  std::lock_guard lock(mu_);
+  if (timed_out_ && completed_ >= submitted_) {
+    timed_out_ = false;
+    timed_out_streams.fetch_sub(1);
+  }
+  return timed_out_;
+}
+
 void StreamState::RaiseLatched(std::unique_lock<std::mutex>&) {
   if (error_kind_.empty()) return;
   std::string kind = std::exchange(error_kind_, "");
@@ -486,11 +517,31 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
   if (raise_after_s >= 0) {
+    if (!std::exchange(timed_out_, true)) timed_out_streams.fetch_add(1);
     Fail("TimeoutError", "timed out after ", raise_after_s, " s waiting for ", DeviceName(device_),
          ": ", pending_.size(), " launch", pending_.size() == 1 ? "" : "es",
          " pending: ", PendingLocked(seq));
   }
   return false;
+}
+
+void StreamState::WaitUntilComplete(uint64_t seq, const std::shared_ptr<NativeEvent>& event) {
+  constexpr double kSlice = 0.05;
+  const double limit = DefaultWaitTimeout();
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool last = limit >= 0 && waited + kSlice >= limit;
+    if (Wait(seq, last ? std::max(0.0, limit - waited) : kSlice, last ? limit : -1.0, event)) {
+      return;
+    }
+    if (InterruptRequested()) {
+      const std::string pending = PendingSummary();
+      Fail("KeyboardInterrupt", "interrupted while waiting for ",
+           pending.empty() ? DeviceName(device_) : pending);
+    }
+  }
 }
 
 void StreamState::WaitInDriver(double timeout_s, std::unique_lock<std::mutex>& lock) {

@@ -155,6 +155,12 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   // native event, the worker waits for the event rather than the stream.
   bool Wait(uint64_t seq, double slice_s, double raise_after_s,
             const std::shared_ptr<NativeEvent>& event = nullptr);
+  // Waits for `seq` from a call that has no timeout of its own (a copy, a
+  // checked launch, a host launch, a cross-device event): in slices, ending
+  // with KeyboardInterrupt when the caller asks (CheckInterrupt: Ctrl-C) and
+  // with TimeoutError naming the pending launches after MODRT_WAIT_TIMEOUT
+  // seconds when that is set. Not for the stream workers' own waits.
+  void WaitUntilComplete(uint64_t seq, const std::shared_ptr<NativeEvent>& event = nullptr);
   // Native streams: device launches of this stream not known complete start
   // after this device launch number (DeviceLaunched); UINT64_MAX when none.
   uint64_t FirstPendingEpoch() const;
@@ -162,6 +168,9 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
 
   // Descriptions of pending launches ("" when none).
   std::string PendingSummary();
+  // A wait on this stream raised TimeoutError and launches it waited for are
+  // still pending: the device may be stuck in one (a kernel that never ends).
+  bool TimedOutWithWorkPending();
 
   // Recording: while a graph captures, the capturing thread's launches are
   // recorded, not run; another thread's launch on the stream is refused
@@ -240,6 +249,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   bool worker_started_ = false;
   bool closing_ = false;
   int handles_ = 0;         // live StreamObj handles
+  bool timed_out_ = false;  // a wait raised TimeoutError (TimedOutWithWorkPending)
   std::string error_kind_;  // latched; empty when none
   std::string error_message_;
   std::mutex capture_mu_;  // serializes starting and ending captures
@@ -348,6 +358,15 @@ const std::shared_ptr<StreamState>& DefaultStream(DLDevice device);
 void* CurrentNativeStream(DLDevice device);
 // Every live stream of `device`.
 std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device);
+// A wait on a stream of `device` (of any device, for AnyDeviceMayBeStuck)
+// timed out and its launches are still pending. Drivers wait inside some
+// calls for the device's queued work (a pipeline built at a first launch, a
+// module destroyed), where nothing ends the wait: after a timeout the core
+// waits first (interruptibly) or hands the call to another thread.
+bool DeviceMayBeStuck(DLDevice device);
+bool AnyDeviceMayBeStuck();
+// False while no stream has a timed-out wait (no lock taken).
+bool AnyStreamTimedOut();
 
 // Wraps a backend's launching function: each call goes to the stream the
 // launch belongs to (recorded there while a graph captures), then runs

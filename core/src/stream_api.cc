@@ -183,8 +183,7 @@ MODRT_STATIC_INIT([] {
         SameDevice(e->stream().device(), s.device())) {
       return;
     }
-    while (!e->stream().Wait(e->seq(), 3600.0, -1.0)) {
-    }
+    e->stream().WaitUntilComplete(e->seq());
   });
   RegisterGlobal("event.stream", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "event.stream");
@@ -225,6 +224,10 @@ MODRT_STATIC_INIT([] {
       CheckNative(q->streams->event_elapsed_ms(q->self, end->stream().device().device_id,
                                                start->native()->handle, end->native()->handle,
                                                &ms));
+      if (std::isnan(ms)) {
+        Fail("RuntimeError", "elapsed_ms: ", DeviceName(end->stream().device()),
+             " gave no time for these events");
+      }
       return r->SetFloat(ms);
     }
     if (!end->stream().host_executes() || !start->stream().host_executes()) {

@@ -98,6 +98,22 @@ const std::shared_ptr<StreamState>& DefaultStream(DLDevice device) {
   return it->second;
 }
 
+bool DeviceMayBeStuck(DLDevice device) {
+  if (!AnyStreamTimedOut()) return false;
+  for (const auto& s : StreamsOf(device)) {
+    if (s->TimedOutWithWorkPending()) return true;
+  }
+  return false;
+}
+
+bool AnyDeviceMayBeStuck() {
+  if (!AnyStreamTimedOut()) return false;
+  for (const auto& s : AllStreams()) {
+    if (s->TimedOutWithWorkPending()) return true;
+  }
+  return false;
+}
+
 std::vector<std::shared_ptr<StreamState>> StreamsOf(DLDevice device) {
   StreamRegistry& r = Streams();
   std::lock_guard lock(r.mu);
@@ -150,17 +166,27 @@ Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info
                             keep_alive = std::move(keep_alive),
                             launched](const FunctionObj* self, const Args& args, ModrtValue* ret) {
     // A backend may build the kernel's program or pipeline on its first
-    // launch: that one lets the caller's lock (the GIL) go, later ones
-    // keep it unless they wait for room (Throttle).
-    std::optional<WaitRegion> building;
-    if (!launched->exchange(true, std::memory_order_relaxed)) building.emplace();
+    // launch: that one lets the caller's lock (the GIL) go around the
+    // plugin's call, later ones keep it unless they wait for room
+    // (Throttle). The waits before the call are outside that region, where
+    // Ctrl-C can end them (InterruptRequested).
+    const bool first = !launched->exchange(true, std::memory_order_relaxed);
+    auto call_inner = [&] {
+      std::optional<WaitRegion> building;
+      if (first) building.emplace();
+      inner->Call(args.values(), args.size(), ret);
+    };
     StreamState& stream = StreamFor(LaunchDevice(args, device_type));
+    // A backend may wait in its driver for the device's queued work while
+    // it builds the kernel's pipeline (lavapipe, wgpu-native), where Ctrl-C
+    // cannot end the wait: after a timeout, the first launch waits here.
+    if (first && DeviceMayBeStuck(stream.device())) WaitForStreams(stream.device());
     if (GraphObj* g = stream.capture()) {
       if (!stream.captured_here()) stream.RefuseCaptureElsewhere(info->name);
       if (g->capturing_natively()) {
         // The plugin records this launch into its graph (it does not run).
         try {
-          inner->Call(args.values(), args.size(), ret);
+          call_inner();
         } catch (const Error& e) {
           g->AbandonNative(
               StrCat("the backend could not record a launch of ", info->name, ": ", e.what()));
@@ -175,14 +201,12 @@ Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info
     if (stream.host_executes()) {
       // A plugin that launches on host memory runs its launch itself, now:
       // after the work queued before it on the stream.
-      const uint64_t seq = stream.RecordMarker();
-      while (!stream.Wait(seq, 3600.0, -1.0)) {
-      }
-      return inner->Call(args.values(), args.size(), ret);
+      stream.WaitUntilComplete(stream.RecordMarker());
+      return call_inner();
     }
     const size_t bytes = TensorArgBytes(args);
     stream.Throttle(bytes);
-    inner->Call(args.values(), args.size(), ret);
+    call_inner();
     stream.NoteLaunch(RecordOf(*info, args), bytes);
   });
 }
@@ -201,9 +225,7 @@ Ref<FunctionObj> HostStreamedLaunch(HostLaunchPrepare prepare, const FunctionInf
           borrowed |= args[i].type_code == kModrtDLTensorPtr;
         if (borrowed) {
           // Borrowed DLTensors cannot be kept for later: run now, after the stream's work.
-          uint64_t seq = stream.RecordMarker();
-          while (!stream.Wait(seq, 3600.0, -1.0)) {
-          }
+          stream.WaitUntilComplete(stream.RecordMarker());
           work();
           return;
         }

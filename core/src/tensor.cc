@@ -253,10 +253,7 @@ DLTensor RangeView(TensorObj* t, const Args& a, const char* what) {
 // Waits (without a bound: callers from Python waited with one first) until
 // the device's streams are complete, so host memory sees their results.
 void WaitForStreams(DLDevice device) {
-  for (const auto& s : StreamsOf(device)) {
-    while (!s->Wait(s->submitted(), 3600.0, -1.0)) {
-    }
-  }
+  for (const auto& s : StreamsOf(device)) s->WaitUntilComplete(s->submitted());
 }
 
 bool SameBytes(TensorObj* dst, TensorObj* src) {
@@ -283,6 +280,18 @@ bool SameBytes(TensorObj* dst, TensorObj* src) {
 
 namespace {
 
+// A synchronous copy runs behind the device's queued work; that work is
+// waited for here, where Ctrl-C and MODRT_WAIT_TIMEOUT end the wait, not in
+// the driver's blocking copy: on cpu every stream (their workers run the
+// launches), elsewhere the default stream, whose queue the copy joins, and
+// every stream once the device may be stuck (a driver that drains the
+// device for a copy, Vulkan's, would wait for a kernel that never ends).
+void WaitBeforeBlockingCopy(DLDevice device) {
+  if (device.device_type == kDLCPU || DeviceMayBeStuck(device)) return WaitForStreams(device);
+  const std::shared_ptr<StreamState>& s = DefaultStream(device);
+  s->WaitUntilComplete(s->submitted());
+}
+
 MODRT_STATIC_INIT([] {
   // tensor.empty(device, dtype, dim...)
   RegisterGlobal("tensor.empty", [](const Args& a, Ret* r) {
@@ -307,10 +316,9 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_from_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
+    WaitBeforeBlockingCopy(view.device);
     const LargeCopyRegion copying(n);
-    if (view.device.device_type == kDLCPU) {
-      WaitForStreams(view.device);
-    } else if (n != t->nbytes()) {
+    if (view.device.device_type != kDLCPU && n != t->nbytes()) {
       const size_t offset = view.byte_offset - t->dl()->byte_offset;
       if (api->CopyRange(a.Ptr(1), t->dl(), offset, n)) return;
       // Read the tensor, patch the range, write it back.
@@ -326,10 +334,9 @@ MODRT_STATIC_INIT([] {
     DLTensor view = RangeView(t, a, "tensor.copy_to_host");
     DeviceAPI* api = GetExistingDeviceAPI(view.device);
     const size_t n = static_cast<size_t>(a.Int(2));
+    WaitBeforeBlockingCopy(view.device);
     const LargeCopyRegion copying(n);
-    if (view.device.device_type == kDLCPU) {
-      WaitForStreams(view.device);
-    } else if (n != t->nbytes()) {
+    if (view.device.device_type != kDLCPU && n != t->nbytes()) {
       const size_t offset = view.byte_offset - t->dl()->byte_offset;
       if (api->CopyRange(t->dl(), offset, a.Ptr(1), n)) return;
       const std::vector<char> staging = ReadWhole(api, t);
@@ -352,12 +359,12 @@ MODRT_STATIC_INIT([] {
     // A tensor copied onto itself (t.copyfrom(t)): nothing to do.
     if (SameBytes(dst, src)) return;
     const size_t n = dst->nbytes();
-    const LargeCopyRegion copying(n);
     DLDevice dd = dst->dl()->device, sd = src->dl()->device;
     DeviceAPI* dapi = GetExistingDeviceAPI(dd);
     DeviceAPI* sapi = GetExistingDeviceAPI(sd);
-    if (dd.device_type == kDLCPU) WaitForStreams(dd);
-    if (sd.device_type == kDLCPU) WaitForStreams(sd);
+    WaitBeforeBlockingCopy(dd);
+    if (!SameDevice(sd, dd)) WaitBeforeBlockingCopy(sd);
+    const LargeCopyRegion copying(n);
     const char* sdata = static_cast<const char*>(src->dl()->data) + src->dl()->byte_offset;
     char* ddata = static_cast<char*>(dst->dl()->data) + dst->dl()->byte_offset;
     if (sd.device_type == kDLCPU) return dapi->CopyFromHost(sdata, dst->dl(), n);

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
-ABI_VERSION = 5
+ABI_VERSION = 6
 
 # ModrtTypeCode
 NONE, INT, FLOAT, OPAQUE_PTR, DEVICE, DLTENSOR_PTR, RAW_STR, OBJECT = range(8)
@@ -52,10 +52,12 @@ def _error_class(kind: str) -> type:
     return cls
 
 
-def error_from_message(message: str) -> Exception:
+def error_from_message(message: str) -> BaseException:
     kind, sep, text = message.partition(": ")
     if not sep or not kind.isidentifier():
         return Error(message)
+    if kind == "KeyboardInterrupt":  # Ctrl-C ended a native wait (ModrtSetInterruptCheck)
+        return KeyboardInterrupt(text)
     cls = _error_class(kind)
     return cls(text) if cls is not Error or kind == "RuntimeError" else Error(message)
 

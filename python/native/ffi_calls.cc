@@ -33,6 +33,40 @@ void RetakeAfterWait(void* token) {
   holds_gil_in_call = true;
 }
 
+// An exception a signal handler raised in a native wait, other than
+// KeyboardInterrupt: raised in place of the core's error that ended the wait.
+struct HandlerError {
+  PyObject* type = nullptr;
+  PyObject* value = nullptr;
+  PyObject* traceback = nullptr;
+};
+thread_local HandlerError handler_error;
+
+// Between the slices of a long native wait, on the waiting thread: runs
+// Python's signal handlers (the main thread's, which is where they run), so
+// Ctrl-C ends the wait. The core then ends the wait with a KeyboardInterrupt
+// naming what it waited for; a handler that raised something else (a test
+// runner's timeout) gets its own exception back (RaiseLastError). Threads
+// the core runs itself, and ctypes calls, are not asked.
+int32_t InterruptRequested() {
+  if (!holds_gil_in_call) return 0;
+  if (PyErr_CheckSignals() == 0) return 0;
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  Py_XDECREF(handler_error.type);
+  Py_XDECREF(handler_error.value);
+  Py_XDECREF(handler_error.traceback);
+  handler_error = HandlerError{};
+  if (PyErr_GivenExceptionMatches(type, PyExc_KeyboardInterrupt)) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
+  } else {
+    handler_error = HandlerError{type, value, traceback};
+  }
+  return 1;
+}
+
 // Calls the native function whose handle `callable` holds with `values` and
 // converts its result. None, what launches and most calls return, is answered
 // here without the general conversion.
@@ -87,7 +121,17 @@ PyObject* CallWithKeywords(PyObject* callable, PyObject* args, PyObject* kwargs)
 
 }  // namespace
 
-void InstallWaitHooks() { ModrtSetWaitHooks(&ReleaseForWait, &RetakeAfterWait); }
+bool RestoreHandlerError() {
+  if (handler_error.type == nullptr) return false;
+  PyErr_Restore(handler_error.type, handler_error.value, handler_error.traceback);
+  handler_error = HandlerError{};
+  return true;
+}
+
+void InstallWaitHooks() {
+  ModrtSetWaitHooks(&ReleaseForWait, &RetakeAfterWait);
+  ModrtSetInterruptCheck(&InterruptRequested);
+}
 
 // The vectorcall entry (3.12+): the arguments arrive as an array.
 PyObject* FunctionVectorcall(PyObject* callable, PyObject* const* args, size_t nargsf,

@@ -87,6 +87,9 @@ PyObject* FunctionVectorcall(PyObject* callable, PyObject* const* args, size_t n
 PyObject* FunctionTpCall(PyObject* callable, PyObject* args, PyObject* kwargs);
 // Lets the core release the GIL where a call blocks (ModrtSetWaitHooks).
 void InstallWaitHooks();
+// Raises the exception a signal handler raised in the native wait that just
+// ended with KeyboardInterrupt, if it raised one of another kind.
+bool RestoreHandlerError();
 
 // Module functions (METH_VARARGS).
 PyObject* WriteReturn(PyObject*, PyObject* args);

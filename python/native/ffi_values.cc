@@ -19,6 +19,10 @@ PyObject* CallOne(PyObject* fn, PyObject* arg) {
 
 PyObject* RaiseLastError() {
   const char* text = ModrtGetLastError();
+  static constexpr char kInterrupted[] = "KeyboardInterrupt: ";
+  if (strncmp(text, kInterrupted, sizeof(kInterrupted) - 1) == 0 && RestoreHandlerError()) {
+    return nullptr;
+  }
   PyObject* message = PyUnicode_DecodeUTF8(text, static_cast<Py_ssize_t>(strlen(text)), "replace");
   if (message == nullptr) return nullptr;
   PyObject* exc = CallOne(hooks.error_from_message, message);

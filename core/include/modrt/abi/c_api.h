@@ -15,7 +15,7 @@
 
 /* Bumped on any change to this header or to the C++ classes the Python
  * extension and libmodrt_compiler.so share with the core. */
-#define MODRT_ABI_VERSION 5
+#define MODRT_ABI_VERSION 6
 
 #define MODRT_API __attribute__((visibility("default")))
 
@@ -91,6 +91,17 @@ MODRT_API int ModrtLoadPluginWithOptions(const char* path, const char* const* ke
 typedef void* (*ModrtWaitEnterFunc)(void);
 typedef void (*ModrtWaitLeaveFunc)(void* token);
 MODRT_API void ModrtSetWaitHooks(ModrtWaitEnterFunc enter, ModrtWaitLeaveFunc leave);
+
+/* Lets the caller end a wait that has no bound of its own (Ctrl-C). Between
+ * the slices of such a wait (about every 50 ms: a wait for launches to
+ * complete, a launch held back at the in-flight limit) the core calls `check`
+ * on the waiting thread, outside the wait hooks' region (the caller's lock is
+ * held again) and with no core lock held; a nonzero answer ends the wait with
+ * the error kind "KeyboardInterrupt", naming what was waited for. NULL (the
+ * default): such waits end only when what they wait for completes, or at
+ * MODRT_WAIT_TIMEOUT seconds when that is set. */
+typedef int32_t (*ModrtInterruptCheckFunc)(void);
+MODRT_API void ModrtSetInterruptCheck(ModrtInterruptCheckFunc check);
 
 /* Declares a backend's identity: what plugins call through their table, and
  * Python for in-tree and out-of-tree backends alike. */
