@@ -49,6 +49,12 @@ COVERED_ELSEWHERE = {
         "(the installed extra: tools/wheel_smoke.sh)"
     ),
     "tools/bazel run --config=cpu-runtimes //examples:tinygrad_train": "//tests/tinygrad:example_test",
+    "tools/bazel run --config=cpu-runtimes //examples:generate_text -- --device MODRT:opencl": (
+        "//tests/models:examples_test (the small configuration)"
+    ),
+    "tools/bazel run --config=cpu-runtimes //examples:train_cnn -- --device MODRT:opencl": (
+        "//tests/models:examples_test (the small configuration)"
+    ),
 }
 
 

@@ -120,10 +120,11 @@ class ModrtBuffer:
     rounded up to whole 32-bit words, see ModrtAllocator), and the typed
     tensors over the same memory that kernels have taken it as."""
 
-    __slots__ = ("storage", "nbytes", "_typed")
+    __slots__ = ("storage", "nbytes", "view", "_typed")
 
-    def __init__(self, storage: modrt.Tensor, nbytes: int) -> None:
-        self.storage, self.nbytes = storage, nbytes
+    def __init__(self, storage: modrt.Tensor, nbytes: int, view: bool = False) -> None:
+        # A view (ModrtAllocator._offset) is the first `nbytes` of another buffer's storage.
+        self.storage, self.nbytes, self.view = storage, nbytes, view
         self._typed: dict[str, modrt.Tensor] = {"uint8": storage}
 
     def typed(self, dtype: str) -> modrt.Tensor:
@@ -148,7 +149,7 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
         # Only views at offset 0 reach here (see _views.py): the same memory.
         if offset != 0:
             raise ValueError(f"a MODRT buffer cannot be viewed at byte offset {offset} (only at 0)")
-        return ModrtBuffer(buf.storage, size)
+        return ModrtBuffer(buf.storage, size, view=True)
 
     def _copyin(self, dest: ModrtBuffer, src: memoryview) -> None:
         dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes), offset=0)
@@ -161,8 +162,9 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
     ) -> None:
         # Any two modrt devices: device to device on one backend, staged
         # through host memory by modrt across backends; through host here
-        # where one side is rounded up to whole words and the other is not.
-        if dest.storage.shape == src.storage.shape:
+        # where one side is rounded up to whole words and the other is not,
+        # or is a view (whose storage goes on past its bytes).
+        if dest.storage.shape == src.storage.shape and not (dest.view or src.view):
             dest.storage.copyfrom(src.storage)
             return
         staged = np.empty(sz, dtype=np.uint8)

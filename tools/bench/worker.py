@@ -62,6 +62,7 @@ from cases_devices import (
     wgpu_h2d,
 )
 from cases_iree import iree_vulkan_graph
+from cases_models import CASES as MODEL_CASES
 from cases_tinygrad import (
     tinygrad_cl_conv_forward,
     tinygrad_cl_launch,
@@ -125,6 +126,7 @@ CASES: dict[str, Callable[[], Run]] = {
     "tinygrad-cl-mlp-step": tinygrad_cl_mlp_step,
     "tinygrad-modrt-conv-forward": tinygrad_modrt_conv_forward,
     "tinygrad-cl-conv-forward": tinygrad_cl_conv_forward,
+    **MODEL_CASES,
 }
 
 
