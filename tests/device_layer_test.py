@@ -283,6 +283,37 @@ def test_an_event_inside_a_capture_is_refused_and_elapsed_ms_is_never_nan(kind, 
         assert ms == ms and ms >= 0.0, (ms, kind)
 
 
+def test_checked_mode_reports_an_out_of_bounds_write_at_the_replay_that_made_it(kind):
+    """A graph captured in checked mode whose second launch writes past its
+    buffer: the replay raises IndexError naming that launch (it was reported
+    at the next ordinary launch, which was blamed), and the launches after it
+    are checked again and pass."""
+    dev = modrt.device(kind)
+    x, y, a, b = inputs(dev, 300)
+    with modrt.checked():
+        good = modrt.empty((300,), "float32", dev)
+        short = modrt.empty((256,), "float32", dev)  # vadd of 300 writes 44 floats past it
+        mod = compile_kernels(kind)
+        s = modrt.Stream(dev)
+        with s.capture() as g:
+            vadd(mod, kind, a, b, good, 300)
+            vadd(mod, kind, a, b, short, 300)
+        with pytest.raises(
+            IndexError,
+            match=r"^vadd \(launch 2 of 2 in a graph replay\): argument 2 was written out of bounds: "
+            r"bytes 1024 to 1199 of a buffer of 1024 bytes \(found by checked mode",
+        ):
+            g.replay()
+        np.testing.assert_allclose(good.numpy(), x + y, rtol=1e-6)
+        np.testing.assert_allclose(short.numpy(), (x + y)[:256], rtol=1e-6)
+        vadd(mod, kind, a, b, good, 300)  # the next ordinary launch is not blamed
+        s.synchronize(timeout=60)
+        with s.capture() as fine:
+            vadd(mod, kind, a, b, good, 300)
+        fine.replay()
+        s.synchronize(timeout=60)
+
+
 def test_pool_reuses_freed_blocks(kind, mod):
     dev = modrt.device(kind)
     dev.sync(timeout=60)

@@ -33,6 +33,17 @@ COVERED_ELSEWHERE = {
     "/opt/modrt/bin/modrt info": "tests/wheel_test.py",
     "/opt/modrt/bin/modrt demo": "tests/wheel_test.py; tools/wheel_smoke.sh",
     "pip install --find-links bazel-bin/python/wheels modrt[tinygrad] modrt-opencl": "tools/wheel_smoke.sh",
+    "/opt/modrt/bin/pip install --find-links bazel-bin/python/wheels modrt 'modrt-cuda[ptxas]'": (
+        "tools/readme_installs_test.py, run by tools/wheel_smoke.sh (it needs PyPI)"
+    ),
+    (
+        "/opt/modrt/bin/pip download --dest /opt/modrt/nvidia-wheels nvidia-cuda-nvrtc-cu12==12.9.86 "
+        "nvidia-cuda-runtime-cu12==12.9.79 nvidia-cuda-cccl-cu12==12.9.27 nvidia-cuda-nvcc-cu12==12.9.86 numpy absl-py"
+    ): "tools/readme_installs_test.py, run by tools/wheel_smoke.sh",
+    (
+        "/opt/modrt/bin/pip install --no-index --find-links bazel-bin/python/wheels --find-links "
+        "/opt/modrt/nvidia-wheels modrt 'modrt-cuda[ptxas]'"
+    ): "tools/readme_installs_test.py, run by tools/wheel_smoke.sh",
     "DEV=MODRT:opencl python -m pytest test/test_tiny.py": (
         ".ci/run: tools/tinygrad_tests.sh and //tests/tinygrad:tiny_modrt_opencl_test "
         "(the installed extra: tools/wheel_smoke.sh)"
@@ -108,5 +119,5 @@ def test_the_readme_has_its_commands_and_blocks() -> None:
         "tools/bazel run --config=all-runtimes //tools:modrt -- demo",
         "tools/bazel test //... --config=all-runtimes",
     ]
-    assert len(blocks("README.md", "python")) == 5
+    assert len(blocks("README.md", "python")) == 6
     assert any(c.startswith("tools/bazel test") for c in commands("docs/BACKEND_GUIDE.md"))

@@ -43,6 +43,14 @@ def test_the_readme_has_install_lines_for_the_wheels_cuda_and_tinygrad() -> None
         assert what in installed, what
 
 
+def test_the_readme_downloads_the_nvidia_wheels_the_toolchain_root_tests_with() -> None:
+    pinned = set(
+        re.findall(r"^(nvidia-[\w-]+==[\w.]+)", (WORKSPACE / "tools/toolchain/pip-requirements.txt").read_text(), re.M)
+    )
+    downloaded = {w for b in BLOCKS for line in b if "pip download" in line for w in line.split() if "==" in w}
+    assert downloaded and downloaded <= pinned, downloaded - pinned
+
+
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
 def test_an_install_block_runs_as_written(block: list[str], tmp_path: Path) -> None:
     prefix = tmp_path / "opt-modrt"

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "internal.h"
@@ -22,6 +23,7 @@ namespace {
 constexpr unsigned char kPattern = 0xDB;
 
 std::atomic<int> bounds_checking{-1};  // -1: not read from the environment yet
+thread_local bool calling_checked = false;
 
 DLTensor GuardView(TensorObj* t, size_t offset, size_t bytes) {
   DLTensor view = *t->dl();
@@ -114,19 +116,31 @@ void FillGuards(TensorObj* t) {
   t->device_api()->CopyFromHost(pattern.data(), &view, guard);
 }
 
+bool CallingChecked() { return calling_checked; }
+
+void CheckGuardsOf(const std::string& kernel, const ModrtValue* args, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    const ModrtValue& v = args[i];
+    if (v.type_code != kModrtObject || v.v_obj == nullptr ||
+        static_cast<Object*>(v.v_obj)->type_index() != kModrtObjTensor) {
+      continue;
+    }
+    auto* t = static_cast<TensorObj*>(v.v_obj);
+    if (t->guard_bytes() != 0) CheckGuards(kernel, static_cast<size_t>(i), t);
+  }
+}
+
 Ref<FunctionObj> CheckingBounds(Ref<FunctionObj> f, const std::string& name) {
   return MakeObject<FunctionObj>(
       RawBody([f, name](const ModrtValue* args, int32_t n, ModrtValue* ret) {
-        f->Call(args, n, ret);
-        for (int32_t i = 0; i < n; ++i) {
-          const ModrtValue& v = args[i];
-          if (v.type_code != kModrtObject || v.v_obj == nullptr ||
-              static_cast<Object*>(v.v_obj)->type_index() != kModrtObjTensor) {
-            continue;
-          }
-          auto* t = static_cast<TensorObj*>(v.v_obj);
-          if (t->guard_bytes() != 0) CheckGuards(name, static_cast<size_t>(i), t);
+        {
+          struct Restore {
+            bool was;
+            ~Restore() { calling_checked = was; }
+          } restore{std::exchange(calling_checked, true)};
+          f->Call(args, n, ret);
         }
+        CheckGuardsOf(name, args, n);
       }));
 }
 

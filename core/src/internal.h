@@ -125,6 +125,12 @@ class TensorObj;
 void FillGuards(TensorObj* t);
 // Wraps `f` (function `name`) so that each call checks its tensor arguments' guards.
 Ref<FunctionObj> CheckingBounds(Ref<FunctionObj> f, const std::string& name);
+// True inside a call through CheckingBounds on this thread: a graph that
+// records the launch checks it again at each replay.
+bool CallingChecked();
+// IndexError naming `kernel` when a guarded tensor among `args` was written
+// out of bounds (its guards are refilled first).
+void CheckGuardsOf(const std::string& kernel, const ModrtValue* args, int32_t n);
 
 // Lowercase hex of `bytes` (SHA-256 digests, key ids, keys).
 std::string Hex(std::string_view bytes);

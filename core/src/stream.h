@@ -315,13 +315,16 @@ class GraphObj final : public Object {
   // Records the list with `bindings` into the native graph (graph_update);
   // false when the backend cannot (nothing ran then).
   bool Rerecord(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
-  // Runs the list, launch by launch, on `stream`.
-  void RunList(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
+  // Runs the list, launch by launch, on `stream`; with `check`, the guards
+  // of a checked launch's tensors after it (checked mode).
+  void RunList(const std::shared_ptr<StreamState>& stream, const Bindings& bindings,
+               bool check = false);
 
   struct Launch {
     Ref<FunctionObj> function;
     const FunctionInfo* info;      // kept alive by `function`
     std::vector<ModrtValue> args;  // objects retained
+    bool checked = false;          // made by a function fetched in checked mode
   };
   DLDevice device_;
   std::vector<Launch> launches_;

@@ -25,6 +25,7 @@ void GraphObj::Record(const FunctionObj* function, const FunctionInfo* info, con
   Launch l;
   l.function = Ref<FunctionObj>(const_cast<FunctionObj*>(function));
   l.info = info;
+  l.checked = CallingChecked();
   for (int32_t i = 0; i < args.size(); ++i) {
     ModrtValue v = args[i];
     if (v.type_code == kModrtRawStr || v.type_code == kModrtDLTensorPtr) {
@@ -126,6 +127,12 @@ void GraphObj::CheckBindings(const Bindings& bindings) const {
 void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
                       const std::vector<std::pair<Object*, Object*>>& bindings) {
   CheckBindings(bindings);
+  // Checked mode: launch by launch, each checked after it ran, so an
+  // out-of-bounds write is reported at the replay that made it, naming the
+  // launch (not at the next checked launch, which would be blamed).
+  if (std::any_of(launches_.begin(), launches_.end(), [](const Launch& l) { return l.checked; })) {
+    return RunList(stream, bindings, /*check=*/true);
+  }
   if (native_graph_ != nullptr && stream->native() == native_graph_->queues && !launches_.empty()) {
     // The backend's graph runs with the buffers it was last recorded with:
     // other bindings re-record it first (graph_update), or replay the list.
@@ -205,7 +212,8 @@ bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindin
   return true;
 }
 
-void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Bindings& bindings) {
+void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Bindings& bindings,
+                       bool check) {
   // Launches go to `stream`: it is made current for the replay.
   std::shared_ptr<StreamState>& current_stream = CurrentStreamSlot();
   std::shared_ptr<StreamState> saved = current_stream;
@@ -216,7 +224,8 @@ void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Binding
   } restore{&current_stream, std::move(saved)};
   current_stream = stream;
   std::vector<ModrtValue> args;
-  for (const Launch& l : launches_) {
+  for (size_t i = 0; i < launches_.size(); ++i) {
+    const Launch& l = launches_[i];
     args = l.args;
     // One simultaneous substitution: each captured argument is looked up
     // once, so {x: z, z: x} swaps x and z (a replacement is never rebound again).
@@ -231,6 +240,11 @@ void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Binding
     }
     OwnedValue ret;
     l.function->Call(args.data(), static_cast<int32_t>(args.size()), ret.out());
+    if (check && l.checked) {
+      CheckGuardsOf(
+          StrCat(l.info->name, " (launch ", i + 1, " of ", launches_.size(), " in a graph replay)"),
+          args.data(), static_cast<int32_t>(args.size()));
+    }
   }
 }
 

@@ -215,6 +215,12 @@ def register_object_class(type_index: int, cls: Callable[[int], Any]) -> None:
     _OBJECT_CLASSES[type_index] = cls
 
 
+def object_class(type_index: int) -> Any:
+    """The Python class of objects of `type_index` (modrt.Tensor for
+    OBJ_TENSOR): what a module below the one that defines it checks against."""
+    return _OBJECT_CLASSES.get(type_index, Object)
+
+
 def _bytes_of(handle: int) -> bytes:
     data = ctypes.c_void_p()
     size = ctypes.c_size_t()

@@ -50,9 +50,9 @@ def _check_timeout(timeout: Any) -> None:
 
 
 def _check_device(value: Any, where: str) -> None:
-    from .runtime import Device
-
-    if not isinstance(value, Device):
+    # By what a device offers, not by class: modrt.runtime (Device, Tensor)
+    # sits above this module and imports it.
+    if not callable(getattr(value, "_as_dl_device", None)):
         raise TypeError(f"{where} takes a modrt.Device, not {type(value).__name__}")
 
 
@@ -296,8 +296,7 @@ class Graph:
         took is refused (ValueError naming it), as is a replacement of
         another shape, dtype or device; the captured tensors themselves are
         untouched by a rebound replay."""
-        from .runtime import Tensor
-
+        tensor = _ffi.object_class(_ffi.OBJ_TENSOR)
         if stream is not None:
             _check_stream(stream, "Graph.replay: stream=")
         if bindings is not None and not isinstance(bindings, dict):
@@ -307,7 +306,7 @@ class Graph:
         pairs: list[Any] = []
         for captured, replacement in (bindings or {}).items():
             for role, value in (("key", captured), ("value", replacement)):
-                if not isinstance(value, Tensor):
+                if not isinstance(value, tensor):
                     raise TypeError(
                         f"Graph.replay: every binding's {role} is a modrt.Tensor, not {type(value).__name__}"
                     )

@@ -9,6 +9,13 @@ arbitrary offset. modrt's OpenCL and WebGPU buffers are the same (a launch
 refuses a tensor with a byte offset there), and tinygrad has no device
 property to ask instead, so the two checks are extended here to the MODRT
 device name. tinygrad then copies where it would have made a view, as on CL.
+
+One view is kept: the one at byte offset 0 (a buffer's first bytes, or all of
+them under another shape). It needs no offset binding (the allocator's
+`_offset` hands out the same memory), and without it tinygrad 0.14 cannot
+copy a tensor to several devices (`Tensor.to(devices)`, `shard` with no
+axis): it would materialize the copy's source with a kernel over the device
+axis that its own verifier rejects (on its CL device too).
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ def forbid_views_on(prefix: str) -> None:
     contiguous_view = UOp.contiguous_view
 
     def _contiguous_view(self: UOp) -> Any:
-        return contiguous_view(self) if has_views(self.device) else None
+        view = contiguous_view(self)
+        return view if has_views(self.device) or (view is not None and view[1] == 0) else None
 
     UOp.contiguous_view = _contiguous_view  # type: ignore[method-assign]

@@ -27,7 +27,8 @@ The pieces:
 - launch: the modrt function with tinygrad's global/local sizes and values;
   `wait=True` times it with modrt events on the device's clock, or on the
   host between device syncs where the stream has no device timestamps;
-- no buffer views, like tinygrad's own CL and WEBGPU devices (see _views.py);
+- no buffer views at an offset, like tinygrad's own CL and WEBGPU devices
+  (see _views.py);
 - graph: TinyJit's batches of kernels replay as one modrt.Graph each, with
   the jitted function's input buffers rebound per call (see graph.py).
 """
@@ -143,6 +144,12 @@ class ModrtAllocator(LRUAllocator["ModrtDevice"]):
         storage = -(-size // 4) * 4 if self.dev.backend in WGSL_BACKENDS else size
         return ModrtBuffer(modrt.empty((storage,), "uint8", self.dev.modrt_device), size)
 
+    def _offset(self, buf: ModrtBuffer, size: int, offset: int) -> ModrtBuffer:
+        # Only views at offset 0 reach here (see _views.py): the same memory.
+        if offset != 0:
+            raise ValueError(f"a MODRT buffer cannot be viewed at byte offset {offset} (only at 0)")
+        return ModrtBuffer(buf.storage, size)
+
     def _copyin(self, dest: ModrtBuffer, src: memoryview) -> None:
         dest.storage.copyfrom(np.frombuffer(src, dtype=np.uint8, count=dest.nbytes), offset=0)
 
@@ -246,9 +253,32 @@ def buffer_dtypes(signature: str) -> list[str]:
     return [a.split("*")[0].split()[-1] for a in args.split(",") if "*" in a]
 
 
+# The language each backend's renderer emits, and how its source is told apart.
+LANGUAGES = {"cuda": "CUDA C++", "opencl": "OpenCL C", "webgpu": "WGSL", "vulkan": "WGSL", "cpu": "C"}
+
+
+def rendered_language(source: str) -> str:
+    """Which of tinygrad's renderers (LANGUAGES) wrote kernel `source`."""
+    if "@compute" in source:
+        return "WGSL"
+    if "__global__" in source:
+        return "CUDA C++"
+    if "__kernel" in source:
+        return "OpenCL C"
+    return "C"
+
+
 def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
     """modrt's module of tinygrad kernel `obj` as rendered for `backend`."""
     source = obj.lib.decode()
+    if (language := rendered_language(source)) != LANGUAGES[backend]:
+        # tinygrad renders a kernel of a multi-device tensor once, for its
+        # first device, and runs that program on every device of the tensor.
+        raise ValueError(
+            f"kernel {obj.name} is {language} and modrt {backend} runs {LANGUAGES[backend]}: "
+            "a tensor sharded over MODRT devices of different backends needs backends with the same "
+            "tinygrad renderer (webgpu and vulkan: WGSL; devices of one backend always are)"
+        )
     if backend in WGSL_BACKENDS:
         # modrt reads the interface from the shader (tinygrad's INFINITY
         # uniform first, then its buffers and variables; the workgroup size).

@@ -13,7 +13,9 @@ as local ones):
   worker's local CAS, a proxy of BuildGrid's) and buildbox-worker, which runs
   every action with buildbox-run-hosttools.
 
-Everything listens on 127.0.0.1 unless told otherwise. It stays in the
+Everything listens on 127.0.0.1 unless told otherwise. A `Cluster` given a
+`host` (a netns_hosts.Host) runs every process of its own there: several
+Clusters on several such hosts make one cluster across them (`HostsCluster`). It stays in the
 foreground until interrupted, then stops everything it started. BuildGrid and
 its dependencies are installed from PyPI into a virtual environment on first
 use (tools/remote_execution/requirements.txt).
@@ -33,12 +35,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from shlex import quote as shlex_quote
+from typing import Any, TypeVar
 
 from environment import ensure_venv, new_state_dir, postgres_bin, state_root
-from processes import Worker, free_port, kill_tree, say, stop_group, tail, wait_for_port
+from processes import Worker, free_port, here, kill_tree, say, stop_group, tail, wait_for_port
+
+T = TypeVar("T")
 
 INSTANCE = "modrt"
 # The platform property a worker declares to take actions that need a GPU
@@ -137,6 +143,10 @@ class Cluster:
     pg_port: int = 0
     pg_bin: Path | None = None
     socket_dir: Path | None = None  # short: a unix socket's path has at most 107 bytes
+    # Where every process of this cluster runs: a netns_hosts.Host, or None for
+    # this machine's own namespaces.
+    host: Any = None
+    name_prefix: str = ""  # of its workers' names (default: the hostname)
 
     def __post_init__(self) -> None:
         self.directory = self.directory.resolve()
@@ -148,13 +158,35 @@ class Cluster:
 
     @property
     def endpoint(self) -> str:
-        return self.join or f"grpc://127.0.0.1:{self.port}"
+        address = "127.0.0.1" if self.listen in ("0.0.0.0", "::") else self.listen
+        return self.join or f"grpc://{address}:{self.port}"
 
-    def _spawn(self, name: str, argv: list[str], log: Path, **kwargs) -> subprocess.Popen:
+    def on_host(self, argv: list[str], cwd: Path | None) -> tuple[list[str], Path | None]:
+        """(argv, the cwd for Popen) that run argv in cwd where this cluster runs."""
+        if self.host is None:
+            return argv, cwd
+        return self.host.command(argv, cwd or self.directory), None
+
+    def in_netns(self, fn: Callable[[], T]) -> T:
+        """fn() in the network namespace of where this cluster runs."""
+        return self.host.in_netns(fn) if self.host is not None else here(fn)
+
+    def run(self, argv: list[str], cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
+        argv, cwd = self.on_host(argv, cwd)
+        return subprocess.run(argv, cwd=cwd, **kwargs)
+
+    def _spawn(self, name: str, argv: list[str], log: Path, cwd: Path | None = None, **kwargs) -> subprocess.Popen:
+        argv, cwd = self.on_host(argv, cwd)
         with open(log, "ab") as out:
             # Each process leads its own process group: stop() ends each tree whole.
             proc = subprocess.Popen(
-                argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, **kwargs
+                argv,
+                cwd=cwd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                **kwargs,
             )
         self.procs.append((name, proc))
         return proc
@@ -169,7 +201,7 @@ class Cluster:
                 props = {"OSFamily": "linux"}
                 if i >= self.workers - self.gpu_workers:
                     props[GPU_PROPERTY] = self.gpu_value
-                self.start_worker(f"{socket.gethostname()}-worker-{i}", props)
+                self.start_worker(f"{self.name_prefix or socket.gethostname()}-worker-{i}", props)
             self.check_workers()
         except BaseException:
             self.stop()
@@ -185,7 +217,7 @@ class Cluster:
         os.chown(db, NOBODY, NOBODY)
         as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
         if not (data / "PG_VERSION").exists():
-            out = subprocess.run(
+            out = self.run(
                 [
                     *as_nobody,
                     str(pg / "initdb"),
@@ -205,7 +237,7 @@ class Cluster:
             if out.returncode != 0:
                 raise RuntimeError(f"initdb failed:\n{out.stdout}")
         self.pg_bin = pg
-        self.pg_port = pg_port = free_port()
+        self.pg_port = pg_port = self.in_netns(free_port)
         pg_log = self.directory / "postgres.log"
         postgres = self._spawn(
             "postgres",
@@ -231,21 +263,19 @@ class Cluster:
             ],
             pg_log,
         )
-        wait_for_port(pg_port, postgres, "postgres", pg_log)
+        wait_for_port(pg_port, postgres, "postgres", pg_log, in_netns=self.in_netns)
         dsn = f"postgresql+psycopg2://bgd@127.0.0.1:{pg_port}/bgd"
-        subprocess.run(
+        self.run(
             [str(pg / "createdb"), "-h", "127.0.0.1", "-p", str(pg_port), "-U", "bgd", "bgd"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         bgd = str(venv / "bin/bgd")
-        out = subprocess.run(
-            [bgd, "migrate", "apply", dsn], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
+        out = self.run([bgd, "migrate", "apply", dsn], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"bgd migrate failed:\n{out.stdout[-3000:]}")
 
-        self.port = self.port or free_port(self.listen)
+        self.port = self.port or self.in_netns(lambda: free_port(self.listen))
         config = self.directory / "buildgrid.yml"
         config.write_text(
             BGD_CONFIG.format(
@@ -267,7 +297,12 @@ class Cluster:
             env=dict(os.environ, PYTHONUNBUFFERED="1"),
         )
         wait_for_port(
-            self.port, server, "BuildGrid", log, host="127.0.0.1" if self.listen in ("0.0.0.0", "::") else self.listen
+            self.port,
+            server,
+            "BuildGrid",
+            log,
+            host="127.0.0.1" if self.listen in ("0.0.0.0", "::") else self.listen,
+            in_netns=self.in_netns,
         )
         say(f"BuildGrid at grpc://{self.listen}:{self.port}, instance {INSTANCE} (log {log})")
 
@@ -335,7 +370,7 @@ class Cluster:
         """BuildGrid's record of the jobs queued since `since` (seconds since the
         epoch): (action digest "hash/size", the worker it last ran on, tries, stage)."""
         assert self.pg_bin is not None, "only a cluster that runs its own server has the record"
-        out = subprocess.run(
+        out = self.run(
             [
                 str(self.pg_bin / "psql"),
                 "-h",
@@ -378,6 +413,95 @@ class Cluster:
             self.socket_dir = None
 
     def __enter__(self) -> Cluster:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+@dataclass
+class HostsCluster:
+    """One cluster across hosts (netns_hosts.Host): BuildGrid and its database
+    on `server_host`, listening on its address, and one worker on each of
+    `worker_hosts`, joining it (`--join`) as a worker machine would. The last
+    `gpu_hosts` of the worker hosts declare the gpu property."""
+
+    directory: Path
+    server_host: Any
+    worker_hosts: list[Any]
+    gpu_hosts: int = 0
+    gpu_value: str = "cuda"
+    concurrent_jobs: int = 0
+    keepalive: int = 15
+    server: Cluster | None = None
+    members: list[Cluster] = field(default_factory=list)
+
+    @property
+    def workers(self) -> int:
+        return len(self.worker_hosts)
+
+    @property
+    def endpoint(self) -> str:
+        assert self.server is not None, "the cluster has not started"
+        return self.server.endpoint
+
+    @property
+    def worker_list(self) -> list[Worker]:
+        return [w for member in self.members for w in member.worker_list]
+
+    def host_of(self, worker_name: str) -> Any:
+        """The host a worker runs on (None: not one of this cluster's)."""
+        for member in self.members:
+            if any(w.name == worker_name for w in member.worker_list):
+                return member.host
+        return None
+
+    def start(self) -> HostsCluster:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.chmod(0o755)
+        try:
+            self.server = Cluster(
+                self.directory / self.server_host.name,
+                workers=0,
+                listen=self.server_host.address,
+                host=self.server_host,
+                keepalive=self.keepalive,
+            )
+            self.server.start()
+            for i, host in enumerate(self.worker_hosts):
+                member = Cluster(
+                    self.directory / host.name,
+                    workers=1,
+                    join=self.server.endpoint,
+                    host=host,
+                    name_prefix=host.name,
+                    gpu_workers=1 if i >= len(self.worker_hosts) - self.gpu_hosts else 0,
+                    gpu_value=self.gpu_value,
+                    concurrent_jobs=self.concurrent_jobs,
+                )
+                self.members.append(member)
+                member.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def jobs(self, since: float = 0) -> list[tuple[str, str, int, int]]:
+        assert self.server is not None, "the cluster has not started"
+        return self.server.jobs(since)
+
+    def kill_worker(self, worker: Worker) -> None:
+        kill_tree(worker.proc.pid)
+        worker.proc.wait()
+
+    def stop(self) -> None:
+        for member in reversed(self.members):
+            member.stop()
+        self.members.clear()
+        if self.server is not None:
+            self.server.stop()
+
+    def __enter__(self) -> HostsCluster:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -10,8 +10,12 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def say(msg: str) -> None:
@@ -24,12 +28,30 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
+def here(fn: Callable[[], T]) -> T:
+    """fn() in this process's own network namespace."""
+    return fn()
+
+
 def wait_for_port(
-    port: int, proc: subprocess.Popen, what: str, log: Path, timeout: float = 120, host: str = "127.0.0.1"
+    port: int,
+    proc: subprocess.Popen,
+    what: str,
+    log: Path,
+    timeout: float = 120,
+    host: str = "127.0.0.1",
+    in_netns: Callable[[Callable[[], None]], None] = here,
 ) -> None:
+    """Waits until `host:port` takes connections, as seen from the network
+    namespace `in_netns` runs its function in (default: ours)."""
+
+    def connect() -> None:
+        socket.create_connection((host, port), timeout=1).close()
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=1):
+        with contextlib.suppress(OSError):
+            in_netns(connect)
             return
         if proc.poll() is not None:
             raise RuntimeError(f"{what} exited with status {proc.returncode}:\n{tail(log)}")
