@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +19,18 @@ from distributed_testing import WORKERS, alive, kernels, processes_mentioning
 import modrt.distributed as md
 
 NAPPER = 1  # the worker that sleeps in `nap`
+# A driver interrupted in the middle of a call (the test sends it SIGINT).
+INTERRUPTED_DRIVER = r"""
+import numpy as np
+import modrt.distributed as md
+from distributed_testing import kernels
+
+with md.Session(devices=2, timeout=60) as sess:
+    dmod = sess.load(kernels())
+    flags = sess.shard(np.ones(2, "int32"))
+    print(sess._temp_dir, *[w.pid for w in sess.workers], flush=True)
+    dmod["nap"](flags, 60000)
+"""
 
 
 @pytest.fixture()
@@ -111,3 +125,28 @@ def test_a_worker_that_never_joins_ends_in_the_timeout(session: md.Session) -> N
     # Once it is back, the session goes on.
     session.allreduce(tensor, "sum")
     assert session.local_parts(tensor)[0].tolist() == [WORKERS]
+
+
+def test_ctrl_c_on_the_driver_ends_the_session_and_its_processes() -> None:
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}
+    driver = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_DRIVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        line = driver.stdout.readline()
+        assert line.strip(), driver.stderr.read()[-4000:]
+        temp_dir, *pids = line.split()
+        time.sleep(2)  # inside the call
+        interrupted_at = time.monotonic()
+        driver.send_signal(signal.SIGINT)
+        _, stderr = driver.communicate(timeout=60)
+    finally:
+        driver.kill()
+    assert time.monotonic() - interrupted_at < 30
+    assert driver.returncode != 0 and "KeyboardInterrupt" in stderr, stderr[-4000:]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (any(alive(int(p)) for p in pids) or processes_mentioning(temp_dir)):
+        time.sleep(0.2)
+    assert not [p for p in pids if alive(int(p))], "worker processes left behind"
+    assert not processes_mentioning(temp_dir), "cluster processes left behind"
