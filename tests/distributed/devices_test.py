@@ -8,15 +8,10 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from distributed_testing import OPENCL_VADD, OPENCL_VADD_SIGNATURE
 
 import modrt
 import modrt.distributed as md
-
-VADD = """
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-  int i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}"""
 
 pytestmark = pytest.mark.skipif(
     not modrt.device("opencl").exist, reason="no OpenCL device in this build (--config=cpu-runtimes has PoCL)"
@@ -32,9 +27,7 @@ def session() -> Iterator[md.Session]:
 
 def test_opencl_workers_run_an_opencl_kernel(session: md.Session) -> None:
     assert [w.kind for w in session.workers] == ["opencl", "opencl"]
-    dmod = session.load(
-        modrt.compile(VADD, "opencl", ["vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"])
-    )
+    dmod = session.load(modrt.compile(OPENCL_VADD, "opencl", [OPENCL_VADD_SIGNATURE]))
     rng = np.random.default_rng(3)
     x, y = rng.standard_normal(512).astype("float32"), rng.standard_normal(512).astype("float32")
     c = session.empty((512,), "float32", axis=0)

@@ -27,7 +27,7 @@ import numpy as np
 import modrt
 import modrt.distributed as md
 import modrt.distributed._session as session_module
-from distributed_testing import kernels
+from distributed_testing import OPENCL_VADD, OPENCL_VADD_SIGNATURE, kernels
 
 # The hosts share one PID namespace: Ray's driver, looking for its node's
 # raylet among the processes it sees, would take host1's (the head's) for
@@ -83,6 +83,15 @@ with md.Session(devices="cpu:4", timeout=120) as sess:
     sess.barrier()
     out["collectives"] = checks
 
+    # A session of OpenCL workers lands on host2 only, the one host offering OpenCL.
+    if modrt.device("opencl").exist:
+        with md.Session(devices="opencl:*", timeout=120) as cl:
+            out["opencl_hosts"] = [w.host for w in cl.workers]
+            cmod = cl.load(modrt.compile(OPENCL_VADD, "opencl", [OPENCL_VADD_SIGNATURE]))
+            cc = cl.empty((256,), "float32", axis=0)
+            cmod["vadd"](cl.shard(x[:256]), cl.shard(y[:256]), cc, 128, 2, 64)
+            out["opencl_vadd_equal"] = bool(np.array_equal(cc.numpy(), x[:256] + y[:256]))
+
     # host2 leaves in the middle of a call: its link is cut while its workers sleep.
     flags = sess.shard(np.ones(4, "int32"))
     launch = dmod["nap"](flags, 20000, wait=False)
@@ -113,7 +122,7 @@ def ray_start(host, *args: str, env: dict[str, str]) -> None:
     assert proc.returncode == 0, f"ray start on {host.name}:\n{proc.stdout}\n{proc.stderr}"
 
 
-def resources_on(host, env: dict[str, str]) -> str:
+def resources_on(host, env: dict[str, str], only: str | None = None) -> str:
     proc = host.run(
         [sys.executable, "-m", "modrt.distributed", "resources", "--workers-per-device", "2"],
         env=env,
@@ -122,7 +131,8 @@ def resources_on(host, env: dict[str, str]) -> str:
         timeout=120,
         check=True,
     )
-    return proc.stdout.strip()
+    offered = json.loads(proc.stdout)
+    return json.dumps({k: v for k, v in offered.items() if only in (None, k)})
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +159,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Hosts, d
             "--head",
             f"--node-ip-address={head.address}",
             f"--port={RAY_PORT}",
-            f"--resources={resources_on(head, env)}",
+            # The head offers only its cpu: the other kinds are host2's.
+            f"--resources={resources_on(head, env, only='modrt_cpu')}",
             "--include-dashboard=false",
             # Ray's GCS declares a node dead after failed health checks:
             # 5 of 3 s period and 10 s timeout each by default (a cut host
@@ -193,12 +204,14 @@ def test_a_session_across_three_hosts(cluster: tuple[Hosts, dict[str, str]], tmp
         proc.kill()
     assert proc.returncode == 0, stderr[-4000:]
     out = json.loads(stdout.strip().splitlines()[-1])
-    print("node_lost_s:", out.get("node_lost_s"))  # shown with --test_arg=-s
+    print("node_lost_s:", out.get("node_lost_s"), "opencl_hosts:", out.get("opencl_hosts"))  # --test_arg=-s shows it
     # Two workers on each host that offers cpu devices; none on the driver's.
     assert sorted(out["hosts"]) == ["host1", "host1", "host2", "host2"], out["hosts"]
     assert out["vadd_equal"]
     assert out["mlp_close"]
     assert out["collectives"] and all(out["collectives"].values()), out["collectives"]
+    if "opencl_hosts" in out:  # a build with the OpenCL runtime (PoCL)
+        assert out["opencl_hosts"] == ["host2", "host2"] and out["opencl_vadd_equal"], out
     # The lost host's workers, named, once Ray declares the node dead (its
     # health checks), well before the nap would have ended; never a hang.
     assert out["node_lost"].startswith("call nap: lost worker"), out["node_lost"]
