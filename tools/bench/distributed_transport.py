@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -108,11 +109,12 @@ def modrt_side() -> dict[str, tuple[float, float, float]]:
 
 def gloo_side(ray_collective: bool) -> dict[str, tuple[float, float, float]]:
     out = {}
+    temp_dir = tempfile.mkdtemp(prefix="bench-ray-", dir="/tmp")
     ray.init(
         num_cpus=1,
         object_store_memory=768 << 20,
         include_dashboard=False,
-        _temp_dir=tempfile.mkdtemp(prefix="bench-ray-", dir="/tmp"),
+        _temp_dir=temp_dir,
         logging_level="WARNING",
         log_to_driver=False,
     )
@@ -129,6 +131,7 @@ def gloo_side(ray_collective: bool) -> dict[str, tuple[float, float, float]]:
             out[f"{n} from the driver"] = stats(timed(lambda: ray.get([p.once.remote() for p in peers]), REPS[n]))
     finally:
         ray.shutdown()
+        shutil.rmtree(temp_dir, ignore_errors=True)
     return out
 
 
