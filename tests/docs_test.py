@@ -125,5 +125,5 @@ def test_the_readme_has_its_commands_and_blocks() -> None:
         "tools/bazel run --config=all-runtimes //tools:modrt -- demo",
         "tools/bazel test //... --config=all-runtimes",
     ]
-    assert len(blocks("README.md", "python")) == 6
+    assert len(blocks("README.md", "python")) == 7
     assert any(c.startswith("tools/bazel test") for c in commands("docs/BACKEND_GUIDE.md"))

@@ -78,7 +78,9 @@ fi
   modrt-rocm modrt-hexagon || fail "pip install --no-index the wheels in ${wheels}"
 # The tinygrad extra: modrt-tinygrad from DIR, tinygrad itself from PyPI.
 "${pip[@]}" install --find-links "${wheels}" "modrt[tinygrad]" || fail "pip install modrt[tinygrad]"
-"${venv}/bin/python" -m pip list 2>/dev/null | grep -E '^(modrt|tinygrad)' >&2
+# The ray extra: Ray (pinned by modrt's metadata) from PyPI, for modrt.distributed.
+"${pip[@]}" install --find-links "${wheels}" "modrt[ray]" || fail "pip install modrt[ray]"
+"${venv}/bin/python" -m pip list 2>/dev/null | grep -E '^(modrt|tinygrad|ray)' >&2
 
 # 4. The smoke tests, from outside the checkout so that only the venv's modrt is importable.
 junit_arg=()

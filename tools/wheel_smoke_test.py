@@ -124,3 +124,21 @@ def test_tinygrad_finds_the_modrt_device_with_no_other_step(tmp_path: Path) -> N
     module, default, device = proc.stdout.split()
     assert Path(module).parent.name == "runtime" and Path(module).parent.parent.name == "tinygrad"
     assert (default, device) == ("MODRT", "opencl(0)")
+
+
+def test_the_ray_extra_runs_a_session() -> None:
+    """`pip install modrt[ray]`: the pinned Ray, and modrt.distributed from the
+    wheel running two workers on a local Ray cluster."""
+    from importlib.metadata import version
+
+    assert version("ray") == "2.60.0"
+    code = (
+        "import numpy as np, modrt.distributed as md\n"
+        "with md.Session(devices=2, timeout=120) as sess:\n"
+        "    t = sess.shard(np.arange(4, dtype='float32'))\n"
+        "    sess.allreduce(t)\n"
+        "    print([p.tolist() for p in sess.local_parts(t)])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[[2.0, 4.0], [2.0, 4.0]]"
