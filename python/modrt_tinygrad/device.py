@@ -413,6 +413,10 @@ class ModrtDevice(Compiled):
             return ",".join(_opencl_extensions(self.modrt_device))
         if self.backend == "cuda":
             return cuda_arch(self.modrt_device.compute_version)
+        if self.backend == "webgpu" and self.modrt_device.attr("supports_float16"):
+            # What tinygrad's own WEBGPU device declares when its adapter has the
+            # feature: its WGSL renderer then runs half in f16.
+            return "shader-f16"
         return ""
 
     def _select_renderer(self) -> Any:

@@ -169,6 +169,21 @@ def test_dtypes(dtype: object, np_dtype: type) -> None:
     np.testing.assert_array_equal(t.sum(axis=1).numpy(), a.sum(axis=1, dtype=t.sum(axis=1).numpy().dtype))
 
 
+def test_a_wgsl_device_declares_shader_f16_as_its_adapter_has_it() -> None:
+    renderer = Device[DEVICE].renderer
+    if "WGSL" not in type(renderer).__name__:
+        pytest.skip(f"{DEVICE} does not render WGSL")
+    dev = Device[DEVICE].modrt_device
+    # webgpu asks its adapter (wgpu-native's shader-f16 feature); vulkan's WGSL goes through tint and declares none.
+    has_f16 = bool(dev.attr("supports_float16")) if dev.kind == "webgpu" else False
+    assert (dtypes.half in renderer.supported_dtypes()) == has_f16
+    if has_f16:
+        a = np.linspace(-4, 4, 40, dtype=np.float16).reshape(5, 8)
+        got = (Tensor(a, device=DEVICE) * 3 + 1).numpy()
+        assert got.dtype == np.float16
+        np.testing.assert_array_equal(got, a * np.float16(3) + np.float16(1))
+
+
 @pytest.mark.parametrize("n", [1, 3, 6])
 def test_small_dtypes_of_odd_length(n: int) -> None:
     """Buffers of a few bytes (WGSL on webgpu and vulkan: packed into whole 32-bit words)."""
