@@ -8,6 +8,7 @@ equal numpy and one device."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import secrets
@@ -151,7 +152,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Hosts, d
         "RAY_AUTH_MODE": "token",
         "RAY_AUTH_TOKEN": secrets.token_hex(32),
     }
-    with Hosts(3) as hosts:
+    # The runfiles point into the checkout; a checkout under /tmp (a CI's clean
+    # clone) must stay in sight of the hosts, whose /tmp is their own.
+    checkout = Path(importlib.util.find_spec("modrt").origin).resolve().parents[2]
+    with Hosts(3, shared=[str(checkout)]) as hosts:
         head, node, driver = hosts
         common = ["--num-cpus=1", "--object-store-memory=100000000"]
         ray_start(
