@@ -13,7 +13,14 @@ MODRT_COPTS = [
     "-Wno-unused-parameter",
 ]
 
-def modrt_py_test(name, srcs, deps = [], data = [], **kwargs):
+# target_compatible_with of an integration test: skipped unless
+# --config=integration.
+_INTEGRATION_ONLY = select({
+    "//tools:integration_on": [],
+    "//conditions:default": ["@platforms//:incompatible"],
+})
+
+def modrt_py_test(name, srcs, deps = [], data = [], integration = False, **kwargs):
     """A py_test that runs its sources under pytest with modrt importable.
 
     Results go to Bazel's XML_OUTPUT_FILE, so each pytest case is counted.
@@ -23,9 +30,14 @@ def modrt_py_test(name, srcs, deps = [], data = [], **kwargs):
       srcs: pytest files.
       deps: extra py_library deps.
       data: extra runfiles.
+      integration: an integration test (a whole model, a cluster, a nested
+        Bazel build): run only with --config=integration, tagged "integration".
       **kwargs: passed to py_test (tags, size, env, target_compatible_with, ...).
     """
     kwargs.setdefault("size", "small")
+    if integration:
+        kwargs["target_compatible_with"] = kwargs.get("target_compatible_with", []) + _INTEGRATION_ONLY
+        kwargs["tags"] = kwargs.get("tags", []) + ["integration"]
     py_test(
         name = name,
         srcs = srcs + ["//tools:pytest_main.py"],
