@@ -10,6 +10,7 @@ succeeded to be a remote cache hit, and name the failing test, in both builds,
 as the one thing that failed.
 """
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -22,7 +23,10 @@ PASSING = "//tools/remote_execution:demo_fixture_passing_test"
 FAILING = "//tools/remote_execution:demo_fixture_failing_test"
 
 
-def test_a_failing_test_is_named_as_a_test_failure_not_a_cache_failure(capsys):
+@contextlib.contextmanager
+def demo_in_scratch(targets):
+    """A demo of `targets` on this checkout, with its own scratch HOME and TMPDIR;
+    its cluster and state are gone when the block ends."""
     checkout = Path(os.path.realpath("tools/remote_execution/demo_fixture_failing_test.sh")).parents[2]
     scratch = Path(tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR", "/tmp")))
     scratch.chmod(0o755)
@@ -32,19 +36,30 @@ def test_a_failing_test_is_named_as_a_test_failure_not_a_cache_failure(capsys):
         "LANG": "C.UTF-8",
         "TMPDIR": str(scratch),
     }
-    demo = demo_module.Demo(checkout, [PASSING, FAILING], scratch, workers=2, env=env)
+    demo = demo_module.Demo(checkout, targets, scratch, workers=2, env=env)
     try:
+        yield demo, scratch
+    finally:
+        demo.shutdown()
+        shutil.rmtree(demo.state, ignore_errors=True)
+
+
+def demo_output(capsys):
+    """What the demo printed, copied into the test's log too."""
+    out = capsys.readouterr().out
+    with capsys.disabled():
+        print(out)
+    return out
+
+
+def test_a_failing_test_is_named_as_a_test_failure_not_a_cache_failure(capsys):
+    with demo_in_scratch([PASSING, FAILING]) as (demo, scratch):
         with demo.cluster:
             demo.first()
             demo.second()
         demo.shutdown()
         status = demo.report()
-    finally:
-        demo.shutdown()
-        shutil.rmtree(demo.state, ignore_errors=True)
-    out = capsys.readouterr().out
-    with capsys.disabled():
-        print(out)  # the demo's own report, into the test's log
+    out = demo_output(capsys)
 
     assert status == 1, out
     assert dict(demo.verdicts.failed_tests) == {FAILING: ["FAILED in build 1", "FAILED in build 2"]}, out
@@ -70,24 +85,9 @@ def test_a_failing_test_is_named_as_a_test_failure_not_a_cache_failure(capsys):
 
 def test_a_gpu_test_with_no_worker_declaring_a_gpu_stops_the_demo_with_a_clear_message(capsys):
     """Without the check, BuildGrid would keep the probe queued and the build would never end."""
-    checkout = Path(os.path.realpath("tools/remote_execution/demo_fixture_failing_test.sh")).parents[2]
-    scratch = Path(tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR", "/tmp")))
-    scratch.chmod(0o755)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(scratch),
-        "LANG": "C.UTF-8",
-        "TMPDIR": str(scratch),
-    }
-    demo = demo_module.Demo(checkout, [PASSING, demo_module.GPU_PROBE], scratch, workers=2, env=env)
-    try:
+    with demo_in_scratch([PASSING, demo_module.GPU_PROBE]) as (demo, scratch):
         status = demo.run()
-    finally:
-        demo.shutdown()
-        shutil.rmtree(demo.state, ignore_errors=True)
-    out = capsys.readouterr().out
-    with capsys.disabled():
-        print(out)
+    out = demo_output(capsys)
 
     assert status == 1, out
     assert not (scratch / "first.log").exists(), "a build ran"
