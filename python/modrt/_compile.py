@@ -10,7 +10,7 @@ from ._compile_errors import LANGUAGE
 from ._ffi import call
 from ._registry import Reflector
 from ._signature import check_signature
-from .runtime import Module
+from .modules import Module
 from .target import Target
 
 

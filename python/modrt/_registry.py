@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    # Spelled without naming modrt.runtime and modrt.target, which stand on
-    # this module: codegen(source, functions, target) -> modrt.Payload;
+    # Spelled without naming modrt.modules, modrt.devices and modrt.target,
+    # which stand on this module: codegen(source, functions, target) -> modrt.Payload;
     # detect(device: modrt.Device) -> modrt.target.Target;
     # check(source, functions, filename) raises modrt.CompileError.
     CodegenDriver = Callable[..., Any]
