@@ -13,15 +13,15 @@ import textwrap
 
 import numpy as np
 import pytest
-from device_layer_kernels import KERNELS, OPENCL_BLOCK_SUM, OPENCL_INC
+from opencl_kernels import BLOCK_SUM, DEVICE_LAYER, INC
 
 import modrt
 import modrt_testing
 
 # vadd, slow_add and spin (the device-layer tests' kernels), inc and block_sum.
-OPENCL_SOURCE, OPENCL_SIGNATURES = KERNELS["opencl"]
-SOURCE = OPENCL_SOURCE + OPENCL_INC[0] + OPENCL_BLOCK_SUM[0]
-SIGNATURES = [*OPENCL_SIGNATURES, OPENCL_INC[1], OPENCL_BLOCK_SUM[1]]
+OPENCL_SOURCE, OPENCL_SIGNATURES = DEVICE_LAYER
+SOURCE = OPENCL_SOURCE + INC[0] + BLOCK_SUM[0]
+SIGNATURES = [*OPENCL_SIGNATURES, INC[1], BLOCK_SUM[1]]
 N = 4096
 BLOCK = 64
 GRID = N // BLOCK

@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from device_layer_kernels import (
-    KERNELS,
-    SLOW_ADD_SIGNATURE,
-    check_a_mismatched_rebinding_is_refused,
-    check_rebound_replays_run_natively,
-)
+from device_layer_kernels import check_a_mismatched_rebinding_is_refused, check_rebound_replays_run_natively
+from vulkan_kernels import DEVICE_LAYER, SLOW_ADD_SIGNATURE
 
 import modrt
 from modrt.backend import vulkan
 
-SHARED = KERNELS["vulkan"][0]  # the device-layer tests' vadd and slow_add
+SHARED = DEVICE_LAYER[0]  # the device-layer tests' vadd and slow_add
 SOURCE = {
     "vadd": SHARED["vadd"],
     "slow_add": SHARED["slow_add"],

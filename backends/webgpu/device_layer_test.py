@@ -13,19 +13,15 @@ import textwrap
 
 import numpy as np
 import pytest
-from device_layer_kernels import (
-    KERNELS,
-    SLOW_ADD_SIGNATURE,
-    check_a_mismatched_rebinding_is_refused,
-    check_rebound_replays_run_natively,
-)
+from device_layer_kernels import check_a_mismatched_rebinding_is_refused, check_rebound_replays_run_natively
+from webgpu_kernels import DEVICE_LAYER, SLOW_ADD_SIGNATURE
 
 import modrt
 from modrt.backend import webgpu
 
 BLOCK = 64
-VADD = KERNELS["webgpu"][0]["vadd"]  # the device-layer tests'
-SLOW_ADD = KERNELS["webgpu"][0]["slow_add"]
+VADD = DEVICE_LAYER[0]["vadd"]  # the device-layer tests'
+SLOW_ADD = DEVICE_LAYER[0]["slow_add"]
 # y += alpha * x: each launch's scalar is its own (a uniform slot per launch).
 AXPY = """
 override block_x: u32 = 64;
