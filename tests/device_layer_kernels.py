@@ -1,7 +1,7 @@
 """The kernels the device-layer tests run, in each backend's language: the same
 three everywhere, so that a case reads alike on every backend
-(tests/device_layer_test.py) and a backend's own tests can take them
-(backends/<x>/native_streams_test.py, device_layer_test.py). Each backend's
+(tests/device_layer_test.py, device_layer_waits_test.py, native_streams_test.py)
+and a backend's own tests can take them (backends/<x>/native_streams_test.py). Each backend's
 are in backends/<x>/testing/<x>_kernels.py (DEVICE_LAYER), found by
 tests/backend_kernels.py.
 
@@ -50,6 +50,50 @@ void spin(int* flag) { volatile int* f = flag; while (f[0] == 0) {} }
 KINDS = list(KERNELS)
 # Backends whose plugin has native streams (plugin_api.h, ModrtStreamExtension).
 NATIVE_STREAMS = {backend for backend, native in having("NATIVE_STREAMS").items() if native}
+# Rounds of slow_add's busy work on each backend with native streams: long
+# enough to be seen unfinished, short enough on its device here.
+SLOW_ROUNDS = having("SLOW_ROUNDS")
+
+
+def device_or_skip(kind: str) -> str:
+    """`kind`, when device 0 of it exists here; else the test is skipped."""
+    import pytest
+
+    import modrt
+
+    d = modrt.device(kind, 0)
+    if not d.exist:
+        pytest.skip(f"{kind}: {d.unavailable_reason}")
+    return kind
+
+
+def launch_params(kind: str, n: int) -> tuple[int, ...]:
+    return () if kind == "cpu" else ((n + BLOCK - 1) // BLOCK, BLOCK)
+
+
+def spin_params(kind: str) -> tuple[int, ...]:
+    return () if kind == "cpu" else (1, 1)
+
+
+def compile_kernels(kind: str) -> Any:
+    import modrt
+
+    source, signatures = KERNELS[kind]
+    return modrt.compile(source, kind, signatures)
+
+
+def vadd(mod: Any, kind: str, a: Any, b: Any, c: Any, n: int) -> None:
+    mod["vadd"](a, b, c, n, *launch_params(kind, n))
+
+
+def inputs(dev: Any, n: int = 300) -> tuple[Any, Any, Any, Any]:
+    import numpy as np
+
+    import modrt
+
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(n).astype("float32"), rng.standard_normal(n).astype("float32")
+    return x, y, modrt.tensor(x, dev), modrt.tensor(y, dev)
 
 
 def check_rebound_replays_run_natively(

@@ -5,7 +5,7 @@ device timestamps, copies on a stream are non-blocking enqueues. Graphs
 with its arguments set at capture, a replay their enqueues, a rebound replay
 re-recorded. What every backend with native streams does alike (launches,
 waits, event timing, copies and timeouts on a stream) is
-tests/device_layer_test.py's; here is what is OpenCL's own."""
+tests/native_streams_test.py's; here is what is OpenCL's own."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ points with timestamp queries, copies on a stream go through staging
 buffers, and a graph is one reusable command buffer, recorded anew for a
 replay that rebinds buffers. What every backend with
 native streams does alike (waits, event timing, copies and timeouts on a
-stream) is tests/device_layer_test.py's; here is what is Vulkan's own."""
+stream) is tests/native_streams_test.py's; here is what is Vulkan's own."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_streams_and_graphs_are_native(dev, mod):
 def test_a_wait_is_the_drivers_timed_wait_on_the_waiting_thread(dev, mod):
     # stream_wait_for (vkWaitSemaphores with a timeout): no hand-off to the
     # stream's worker thread and back per wait; the timeout still holds
-    # (tests/device_layer_test.py's spinning kernel).
+    # (tests/device_layer_waits_test.py's spinning kernel).
     x, y, a, b = inputs(dev)
     c = modrt.empty((N,), "float32", dev)
     for s in (dev.default_stream, modrt.Stream(dev)):

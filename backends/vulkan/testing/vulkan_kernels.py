@@ -4,7 +4,8 @@ Vulkan's own tests.
 
 - DEVICE_LAYER: (sources, signatures) of `vadd`, `slow_add` and `spin`
   (tests/device_layer_kernels.py says what each does); NATIVE_STREAMS: the
-  plugin has native streams (plugin_api.h, ModrtStreamExtension);
+  plugin has native streams (plugin_api.h, ModrtStreamExtension); SLOW_ROUNDS:
+  slow_add's rounds for tests/native_streams_test.py;
 - RELIABILITY: (sources, signatures) of `fill`, `fillf` and `copy`
   (tests/reliability_kernels.py);
 - CONTRACT: what the runtime contract test (backends/runtime_contract_test.py)
@@ -54,6 +55,9 @@ void main() { while (flag[0] == 0) {} }
     ],
 )
 NATIVE_STREAMS = True
+# Rounds of slow_add's busy work: long enough to be seen unfinished, short
+# enough on the device here.
+SLOW_ROUNDS = 2000
 
 _GLSL_FILL = """#version 450
 layout(local_size_x_id = 0) in;

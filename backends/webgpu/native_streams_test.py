@@ -3,7 +3,7 @@ the device's one queue in submission order, events are submissions with
 device timestamps where the adapter has timestamp queries, copies take
 offsets, and a graph replays as one command buffer, recorded anew for a replay
 that rebinds buffers (backends/webgpu/webgpu_queue.h).
-What every backend with native streams does alike is tests/device_layer_test.py's;
+What every backend with native streams does alike is tests/native_streams_test.py's;
 here is what is WebGPU's own."""
 
 import os
