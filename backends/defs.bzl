@@ -142,11 +142,13 @@ def modrt_backend(
         runtime_srcs = None,
         runtime_deps = [],
         fallback_deps = [],
-        runtime_compatible_with = []):
+        runtime_compatible_with = [],
+        cpu_runtime = False):
     """Declares backend `name`'s identity and defines its standard targets.
 
-    The targets: :runtime (when it has sources), :fallback, :hook and
-    :identity.
+    The targets: :runtime (when it has sources), :fallback, :hook,
+    :identity and :testing (the Python modules in testing/: the backend's
+    kernels for the shared test suites).
 
     The identity is written here once; the core registry (through the
     fallback and the runtime DSO), the Python selection data and the fallback
@@ -165,6 +167,8 @@ def modrt_backend(
       fallback_deps: extra deps of :fallback, so linked into libmodrt_compiler.so
         (codegen-side native code, such as CUDA's NVRTC driver).
       runtime_compatible_with: platform constraints of the runtime DSO.
+      cpu_runtime: the runtime runs on a plain CPU machine (PoCL, lavapipe):
+        --config=cpu-runtimes (--//backends:runtimes=cpu) turns it on.
     """
     _backend_identity(
         name = "identity_info",
@@ -231,6 +235,16 @@ def modrt_backend(
         ] + fallback_deps,
         alwayslink = True,
     )
+
+    # The backend's kernels for the suites every backend shares
+    # (backends/<x>/testing/<x>_kernels.py, found by tests/backend_kernels.py
+    # through //tests:support, which depends on every backend's :testing).
+    py_library(
+        name = "testing",
+        srcs = native.glob(["testing/*.py"]),
+        imports = ["testing"],
+        visibility = ["//visibility:public"],
+    )
     py_library(
         name = "hook",
         srcs = hook_srcs,
@@ -238,6 +252,14 @@ def modrt_backend(
         visibility = ["//visibility:public"],
         # A hook imports modrt.sdk only (and its own modules).
         deps = ["//python:sdk"],
+    )
+
+    # //backends:<name>_on: its flag is on, or auto and its group is turned on.
+    selects.config_setting_group(
+        name = "runtime_on",
+        match_any = ["//backends:%s_flag_on" % name, "//backends:%s_by_all" % name] +
+                    (["//backends:%s_by_cpu" % name] if cpu_runtime else []),
+        visibility = ["//:__subpackages__"],
     )
     if runtime_srcs == None:
         # No runtime DSO: never selected, whatever the flag says, so

@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass
 
 import pytest
+from backend_kernels import kernels_of
 
 import modrt
 import modrt_testing
 
-CUDA_SCALE = 'extern "C" __global__ void scale(float* x, float a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }'
 CUDA_NOP = 'extern "C" __global__ void nop(int n) {}'
 
 
@@ -38,44 +38,9 @@ class Contract:
     driver: str | None = None
 
 
-CONTRACTS = {
-    "cuda": Contract(
-        source=CUDA_SCALE,
-        signature="scale(float32*, float32, int32; blockIdx.x, threadIdx.x)",
-        vendor_needed=("cuda", "nvrtc"),
-        missing_driver="{path} (the CUDA driver): cannot load the driver library",
-        inspect_formats=("ptx",),
-        no_device_reason=r"libcuda\.so\.1 \(the CUDA driver\): .*cannot open shared object file",
-        driver="libcuda.so.1",
-    ),
-    "rocm": Contract(
-        source=CUDA_SCALE,
-        signature="scale(float32*, float32, int32; blockIdx.x, threadIdx.x)",
-        vendor_needed=("hip", "hsa"),
-        missing_driver="{path} (the HIP runtime): cannot load the driver library",
-        no_device_reason=r"libamdhip64\.so\.6: hipInit failed: hipErrorNoDevice",
-        driver="libamdhip64.so.6",
-    ),
-    "opencl": Contract(
-        source="__kernel void scale(__global float* x, float a, int n) { int i = get_global_id(0); "
-        "if (i < n) x[i] *= a; }",
-        signature="scale(float32*, float32, int32; blockIdx.x, threadIdx.x)",
-        vendor_needed=("opencl",),
-        missing_driver="{path}: cannot load the driver library",
-    ),
-    "vulkan": Contract(
-        source="#version 450\nlayout(local_size_x_id = 0) in;\n"
-        "layout(set = 0, binding = 0) buffer X { float x[]; };\n"
-        "layout(push_constant) uniform P { float a; int n; };\n"
-        "void main() { int i = int(gl_GlobalInvocationID.x); if (i < n) x[i] *= a; }\n",
-        signature="scale(float32*, float32, int32; blockIdx.x, threadIdx.x)",
-        vendor_needed=("vulkan",),
-        missing_driver="{path}: cannot load the driver library",
-    ),
-}
-
 BACKEND = os.environ["MODRT_CONTRACT_BACKEND"]
-CONTRACT = CONTRACTS[BACKEND]
+# What this backend's runtime keeps: CONTRACT of backends/<x>/testing/<x>_kernels.py.
+CONTRACT = Contract(**kernels_of(BACKEND).CONTRACT)
 DSO = f"backends/{BACKEND}/libmodrt_runtime_{BACKEND}.so"
 needs_no_device = pytest.mark.skipif(CONTRACT.no_device_reason is None, reason=f"{BACKEND} has a device here")
 

@@ -1,15 +1,14 @@
 """The kernels the device-layer tests run, in each backend's language: the same
 three everywhere, so that a case reads alike on every backend
-(tests/device_layer_test.py) and a backend's own tests can take them
-(backends/<x>/native_streams_test.py, device_layer_test.py).
+(tests/device_layer_test.py, device_layer_waits_test.py, native_streams_test.py)
+and a backend's own tests can take them (backends/<x>/native_streams_test.py). Each backend's
+are in backends/<x>/testing/<x>_kernels.py (DEVICE_LAYER), found by
+tests/backend_kernels.py.
 
 `vadd` (c = a + b, one item per element, block BLOCK), `slow_add` (c = a + b
 after `rounds` rounds of busy work per item: long enough that a reader on
 another stream without a wait would see it unfinished) and `spin` (waits for
 flag[0] != 0, which never comes). KERNELS[kind] is (source, signatures).
-
-OpenCL's own tests (backends/opencl) add `inc` (a[i] += 1) and `block_sum` (a sum
-per work-group in __local memory sized at launch) to KERNELS["opencl"].
 
 `check_rebound_replays_run_natively` and `check_a_mismatched_rebinding_is_refused`
 are the checks shared by the backends that re-record a graph for a replay with
@@ -21,34 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from backend_kernels import having
+
 BLOCK = 64
-SLOW_ADD_SIGNATURE = "slow_add(float32*, float32*, float32*, int32, int32; blockIdx.x, threadIdx.x)"
 
-OPENCL_INC = (
-    """
-__kernel void inc(__global float* a, int n) {
-  int i = get_global_id(0);
-  if (i < n) a[i] += 1.0f;
-}
-""",
-    "inc(float32*, int32; blockIdx.x, threadIdx.x)",
-)
-OPENCL_BLOCK_SUM = (
-    """
-__kernel void block_sum(__global const int* x, __global int* out, __local int* scratch) {
-  int lid = get_local_id(0);
-  scratch[lid] = x[get_global_id(0)];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
-    if (lid < s) scratch[lid] += scratch[lid + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0) out[get_group_id(0)] = scratch[0];
-}
-""",
-    "block_sum(int32*, int32*; blockIdx.x, threadIdx.x, dyn_shared_mem)",
-)
-
+# The host's kernels; each backend's are its DEVICE_LAYER
+# (backends/<x>/testing/<x>_kernels.py).
 KERNELS = {
     "cpu": (
         """
@@ -68,109 +45,55 @@ void spin(int* flag) { volatile int* f = flag; while (f[0] == 0) {} }
             "spin(int32*)",
         ],
     ),
-    "opencl": (
-        """
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-  int i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}
-__kernel void slow_add(__global const float* a, __global const float* b, __global float* c, int n,
-                       int rounds) {
-  int i = get_global_id(0);
-  if (i >= n) return;
-  float x = a[i];
-  for (int r = 0; r < rounds; ++r) x = x * 0.999f + 0.001f * a[i];
-  c[i] = x + b[i];
-}
-__kernel void spin(__global volatile int* flag) { while (flag[0] == 0) {} }
-""",
-        [
-            "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-            SLOW_ADD_SIGNATURE,
-            "spin(int32*; blockIdx.x, threadIdx.x)",
-        ],
-    ),
-    "vulkan": (
-        {
-            "vadd": """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer A { float a[]; };
-layout(std430, binding = 1) readonly buffer B { float b[]; };
-layout(std430, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform Args { int n; };
-void main() { uint i = gl_GlobalInvocationID.x; if (i < n) c[i] = a[i] + b[i]; }
-""",
-            "slow_add": """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer A { float a[]; };
-layout(std430, binding = 1) readonly buffer B { float b[]; };
-layout(std430, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform Args { int n; int rounds; };
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i >= n) return;
-  float x = a[i];
-  for (int r = 0; r < rounds; ++r) x = x * 0.999 + 0.001 * a[i];
-  c[i] = x + b[i];
-}
-""",
-            "spin": """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) coherent buffer F { int flag[]; };
-void main() { while (flag[0] == 0) {} }
-""",
-        },
-        [
-            "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-            SLOW_ADD_SIGNATURE,
-            "spin(int32*; blockIdx.x, threadIdx.x)",
-        ],
-    ),
-    "webgpu": (
-        {
-            "vadd": """
-override block_x: u32 = 64;
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@group(0) @binding(3) var<uniform> n: i32;
-@compute @workgroup_size(block_x)
-fn vadd(@builtin(global_invocation_id) id: vec3<u32>) {
-  if (i32(id.x) < n) { c[id.x] = a[id.x] + b[id.x]; }
-}
-""",
-            "slow_add": """
-override block_x: u32 = 64;
-struct Args { n: i32, rounds: i32 }
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@group(0) @binding(3) var<uniform> args: Args;
-@compute @workgroup_size(block_x)
-fn slow_add(@builtin(global_invocation_id) id: vec3<u32>) {
-  if (i32(id.x) >= args.n) { return; }
-  var x = a[id.x];
-  for (var r = 0; r < args.rounds; r++) { x = x * 0.999 + 0.001 * a[id.x]; }
-  c[id.x] = x + b[id.x];
-}
-""",
-            "spin": """
-override block_x: u32 = 1;
-@group(0) @binding(0) var<storage, read_write> flag: array<atomic<i32>>;
-@compute @workgroup_size(block_x)
-fn spin() { loop { if (atomicLoad(&flag[0]) != 0) { break; } } }
-""",
-        },
-        [
-            "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)",
-            SLOW_ADD_SIGNATURE,
-            "spin(int32*; blockIdx.x, threadIdx.x)",
-        ],
-    ),
+    **having("DEVICE_LAYER"),
 }
 KINDS = list(KERNELS)
 # Backends whose plugin has native streams (plugin_api.h, ModrtStreamExtension).
-NATIVE_STREAMS = {"opencl", "vulkan", "webgpu"}
+NATIVE_STREAMS = {backend for backend, native in having("NATIVE_STREAMS").items() if native}
+# Rounds of slow_add's busy work on each backend with native streams: long
+# enough to be seen unfinished, short enough on its device here.
+SLOW_ROUNDS = having("SLOW_ROUNDS")
+
+
+def device_or_skip(kind: str) -> str:
+    """`kind`, when device 0 of it exists here; else the test is skipped."""
+    import pytest
+
+    import modrt
+
+    d = modrt.device(kind, 0)
+    if not d.exist:
+        pytest.skip(f"{kind}: {d.unavailable_reason}")
+    return kind
+
+
+def launch_params(kind: str, n: int) -> tuple[int, ...]:
+    return () if kind == "cpu" else ((n + BLOCK - 1) // BLOCK, BLOCK)
+
+
+def spin_params(kind: str) -> tuple[int, ...]:
+    return () if kind == "cpu" else (1, 1)
+
+
+def compile_kernels(kind: str) -> Any:
+    import modrt
+
+    source, signatures = KERNELS[kind]
+    return modrt.compile(source, kind, signatures)
+
+
+def vadd(mod: Any, kind: str, a: Any, b: Any, c: Any, n: int) -> None:
+    mod["vadd"](a, b, c, n, *launch_params(kind, n))
+
+
+def inputs(dev: Any, n: int = 300) -> tuple[Any, Any, Any, Any]:
+    import numpy as np
+
+    import modrt
+
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(n).astype("float32"), rng.standard_normal(n).astype("float32")
+    return x, y, modrt.tensor(x, dev), modrt.tensor(y, dev)
 
 
 def check_rebound_replays_run_natively(

@@ -5,38 +5,17 @@ launch with the exact message, never loadable as a real module."""
 import importlib
 
 import pytest
+from backend_kernels import having
 
 import modrt
+from modrt import _selection
 
-CUDA = 'extern "C" __global__ void scale(float* x, float a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }'
-METAL = "kernel void scale(device float* x [[buffer(0)]], uint i [[thread_position_in_grid]]) { x[i] *= 2.0; }"
-# Each kernel declares what SIG says (targets that read a kernel's interface check SIG against it).
-GLSL = """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) buffer X { float x[]; };
-layout(push_constant) uniform Args { float a; int n; };
-void main() { if (gl_GlobalInvocationID.x < n) x[gl_GlobalInvocationID.x] *= a; }
-"""
-WGSL = """@group(0) @binding(0) var<storage, read_write> x: array<f32>;
-@group(0) @binding(1) var<uniform> a: f32;
-@group(0) @binding(2) var<uniform> n: i32;
-override block_x: u32 = 64;
-@compute @workgroup_size(block_x) fn scale(@builtin(global_invocation_id) i: vec3<u32>) {
-  if (i32(i.x) < n) { x[i.x] *= a; }
-}
-"""
 SIG = "scale(float32*, float32, int32; blockIdx.x, threadIdx.x)"
-NAMES = {"cuda": "CUDA", "metal": "Metal", "vulkan": "Vulkan", "hexagon": "Hexagon", "webgpu": "WebGPU"}
-
-
-HEXAGON_C = "void scale(float* x, float a, int n) { x[0] *= a; }"
-CASES = {
-    "cuda": (CUDA, "cuda", CUDA),
-    "metal": (METAL, "metal", None),
-    "vulkan": (GLSL, "glsl", None),
-    "webgpu": (WGSL, "wgsl", None),
-    "hexagon": (HEXAGON_C, "c", HEXAGON_C),
-}
+# Each backend's FALLBACK (backends/<x>/testing/<x>_kernels.py): (source of
+# scale, declaring what SIG says, the format to inspect, the text it holds).
+CASES = having("FALLBACK")
+GLSL = CASES["vulkan"][0]
+WGSL = CASES["webgpu"][0]
 
 
 @pytest.fixture(params=sorted(CASES))
@@ -59,8 +38,9 @@ def test_fallback_kind_bytes_and_refusal(case):
     assert mod.save_to_bytes() == expected
     with pytest.raises(modrt.Error) as e:
         mod.get_function("scale")
+    display_name = _selection.IDENTITIES[name]["display_name"]
     assert str(e.value) == (
-        f"{NAMES[name]} runtime is not linked into this build; cannot launch kernels. Build with "
+        f"{display_name} runtime is not linked into this build; cannot launch kernels. Build with "
         f"--//backends:{name}=on, or load this module where libmodrt_runtime_{name}.so is present."
     )
     with pytest.raises(ValueError, match=f"libmodrt_runtime_{name}.so is not loaded"):

@@ -1,5 +1,6 @@
 """Test support for tests/reliability_test.py: one small kernel set per backend
-with a device here, and helpers a child process uses to assert an error.
+with a device here (each backend's in backends/<x>/testing/<x>_kernels.py,
+RELIABILITY), and helpers a child process uses to assert an error.
 
 The kernels, the same on every backend:
   fill(out: int32*, v: int32, n: int32)      out[i] = v for i < n
@@ -14,9 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from backend_kernels import having
+
 import modrt
 
-BACKENDS = ("cpu", "opencl", "vulkan", "webgpu")
+# The host and every backend with RELIABILITY kernels
+# (backends/<x>/testing/<x>_kernels.py: (sources, signatures)).
+_BACKEND_KERNELS = having("RELIABILITY")
+BACKENDS = ("cpu", *_BACKEND_KERNELS)
 
 _C = """
 #include <stdint.h>
@@ -24,70 +30,16 @@ void fill(int32_t* out, int32_t v, int32_t n) { for (int32_t i = 0; i < n; ++i) 
 void fillf(float* out, float v, int32_t n) { for (int32_t i = 0; i < n; ++i) out[i] = v; }
 void copy(const int32_t* src, int32_t* dst, int32_t n) { for (int32_t i = 0; i < n; ++i) dst[i] = src[i]; }
 """
-
-_CL = """
-__kernel void fill(__global int* out, int v, int n) { int i = get_global_id(0); if (i < n) out[i] = v; }
-__kernel void fillf(__global float* out, float v, int n) { int i = get_global_id(0); if (i < n) out[i] = v; }
-__kernel void copy(__global const int* src, __global int* dst, int n) {
-  int i = get_global_id(0); if (i < n) dst[i] = src[i];
-}
-"""
-
-_GLSL_FILL = """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) buffer Out { T o[]; };
-layout(push_constant) uniform Args { T v; int n; };
-void main() { uint i = gl_GlobalInvocationID.x; if (i < n) o[i] = v; }
-"""
-_GLSL_COPY = """#version 450
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer Src { int src[]; };
-layout(std430, binding = 1) buffer Dst { int dst[]; };
-layout(push_constant) uniform Args { int n; };
-void main() { uint i = gl_GlobalInvocationID.x; if (i < n) dst[i] = src[i]; }
-"""
-
-_WGSL_FILL = """
-override block_x: u32 = 64;
-struct Args { v: T, n: i32 }
-@group(0) @binding(0) var<storage, read_write> out: array<T>;
-@group(0) @binding(1) var<uniform> args: Args;
-@compute @workgroup_size(block_x)
-fn NAME(@builtin(global_invocation_id) id: vec3<u32>) { if (i32(id.x) < args.n) { out[id.x] = args.v; } }
-"""
-_WGSL_COPY = """
-override block_x: u32 = 64;
-@group(0) @binding(0) var<storage, read> src: array<i32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<i32>;
-@group(0) @binding(2) var<uniform> n: i32;
-@compute @workgroup_size(block_x)
-fn copy(@builtin(global_invocation_id) id: vec3<u32>) { if (i32(id.x) < n) { dst[id.x] = src[id.x]; } }
-"""
-
 _CPU_SIGNATURES = [
     "fill(int32* out, int32 v, int32 n)",
     "fillf(float32* out, float32 v, int32 n)",
     "copy(const int32* src, int32* dst, int32 n)",
 ]
-_DEVICE_SIGNATURES = [s.replace(")", "; blockIdx.x, threadIdx.x)") for s in _CPU_SIGNATURES]
 
 
-def _sources(kind: str) -> object:
-    if kind == "cpu":
-        return _C
-    if kind == "opencl":
-        return _CL
-    if kind == "vulkan":
-        return {
-            "fill": _GLSL_FILL.replace("\n", "\n#define T int\n", 1),
-            "fillf": _GLSL_FILL.replace("\n", "\n#define T float\n", 1),
-            "copy": _GLSL_COPY,
-        }
-    return {
-        "fill": _WGSL_FILL.replace("T", "i32").replace("NAME", "fill"),
-        "fillf": _WGSL_FILL.replace("T", "f32").replace("NAME", "fillf"),
-        "copy": _WGSL_COPY,
-    }
+def _kernels(kind: str) -> tuple[object, list[str]]:
+    """(sources, signatures) of the kernels on `kind`."""
+    return (_C, _CPU_SIGNATURES) if kind == "cpu" else _BACKEND_KERNELS[kind]
 
 
 def device_or_skip_reason(kind: str) -> str:
@@ -104,12 +56,8 @@ class Kernels:
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self.dev = modrt.device(kind, 0)
-        signatures = _CPU_SIGNATURES if kind == "cpu" else _DEVICE_SIGNATURES
-        if kind == "vulkan":
-            # Vulkan checks names against the GLSL's, which cannot say `out`
-            # (a keyword): fill's buffer keeps the kernel's own name there.
-            signatures = [s.replace("* out,", "*,") for s in signatures]
-        self.module = modrt.compile(_sources(kind), kind, signatures)
+        sources, signatures = _kernels(kind)
+        self.module = modrt.compile(sources, kind, signatures)
 
     def launch(self, name: str, *args: object, n: int, grid: int | None = None, block: int = 64) -> None:
         if self.kind == "cpu":

@@ -82,7 +82,7 @@ def test_concurrent_first_calls_into_one_host_module():
 # A cpu kernel that runs until flag[0] != 0 (launched by release_from_this_thread); the flag is a numpy array that
 # this process sets from Python, shared with the kernel through DLPack.
 SPIN_SETUP = """
-import sys, threading, time, numpy as np, modrt, modrt.streams
+import sys, threading, time, numpy as np, modrt, modrt._waits
 mod = modrt.compile("void spin(int* flag) { volatile int* f = flag; while (f[0] == 0) {} }",
                     "cpu", ["spin(int32*)"])
 host_flag = np.zeros(1, "int32")
@@ -122,7 +122,7 @@ def test_a_thread_waiting_for_a_kernel_lets_other_threads_run():
     code = (
         SPIN_SETUP
         + """
-modrt.streams._SLICE_S = 600.0
+modrt._waits._SLICE_S = 600.0
 release_from_this_thread(lambda: stream.synchronize(timeout=120))
 """
     )

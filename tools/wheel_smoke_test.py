@@ -42,10 +42,8 @@ def test_calls_cross_the_ffi_on_this_python() -> None:
 
 
 def _kernel(target: str):
-    from modrt_cli._demo_kernels import KERNELS
-
-    kernel = KERNELS[target]
-    return modrt.compile(kernel.source, target, [kernel.signature])
+    source, signature = modrt.backend.record(target).demo
+    return modrt.compile(source, target, [signature])
 
 
 @pytest.mark.parametrize("target", ["opencl", "vulkan"])

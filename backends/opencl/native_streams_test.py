@@ -5,7 +5,7 @@ device timestamps, copies on a stream are non-blocking enqueues. Graphs
 with its arguments set at capture, a replay their enqueues, a rebound replay
 re-recorded. What every backend with native streams does alike (launches,
 waits, event timing, copies and timeouts on a stream) is
-tests/device_layer_test.py's; here is what is OpenCL's own."""
+tests/native_streams_test.py's; here is what is OpenCL's own."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ import textwrap
 
 import numpy as np
 import pytest
-from device_layer_kernels import KERNELS, OPENCL_BLOCK_SUM, OPENCL_INC
+from opencl_kernels import BLOCK_SUM, DEVICE_LAYER, INC
 
 import modrt
 import modrt_testing
 
 # vadd, slow_add and spin (the device-layer tests' kernels), inc and block_sum.
-OPENCL_SOURCE, OPENCL_SIGNATURES = KERNELS["opencl"]
-SOURCE = OPENCL_SOURCE + OPENCL_INC[0] + OPENCL_BLOCK_SUM[0]
-SIGNATURES = [*OPENCL_SIGNATURES, OPENCL_INC[1], OPENCL_BLOCK_SUM[1]]
+OPENCL_SOURCE, OPENCL_SIGNATURES = DEVICE_LAYER
+SOURCE = OPENCL_SOURCE + INC[0] + BLOCK_SUM[0]
+SIGNATURES = [*OPENCL_SIGNATURES, INC[1], BLOCK_SUM[1]]
 N = 4096
 BLOCK = 64
 GRID = N // BLOCK

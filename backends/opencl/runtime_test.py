@@ -2,15 +2,15 @@
 
 import numpy as np
 import pytest
-from device_layer_kernels import KERNELS, OPENCL_BLOCK_SUM
+from opencl_kernels import BLOCK_SUM, DEVICE_LAYER
 
 import modrt
 import modrt_testing
 
 # The device-layer tests' OpenCL kernels (vadd, slow_add, spin) and block_sum;
 # the module here declares vadd and block_sum.
-VADD = KERNELS["opencl"][0] + OPENCL_BLOCK_SUM[0]
-SIGNATURES = [KERNELS["opencl"][1][0], OPENCL_BLOCK_SUM[1]]
+VADD = DEVICE_LAYER[0] + BLOCK_SUM[0]
+SIGNATURES = [DEVICE_LAYER[1][0], BLOCK_SUM[1]]
 
 
 @pytest.fixture(scope="module")

@@ -5,23 +5,19 @@ points with timestamp queries, copies on a stream go through staging
 buffers, and a graph is one reusable command buffer, recorded anew for a
 replay that rebinds buffers. What every backend with
 native streams does alike (waits, event timing, copies and timeouts on a
-stream) is tests/device_layer_test.py's; here is what is Vulkan's own."""
+stream) is tests/native_streams_test.py's; here is what is Vulkan's own."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from device_layer_kernels import (
-    KERNELS,
-    SLOW_ADD_SIGNATURE,
-    check_a_mismatched_rebinding_is_refused,
-    check_rebound_replays_run_natively,
-)
+from device_layer_kernels import check_a_mismatched_rebinding_is_refused, check_rebound_replays_run_natively
+from vulkan_kernels import DEVICE_LAYER, SLOW_ADD_SIGNATURE
 
 import modrt
 from modrt.backend import vulkan
 
-SHARED = KERNELS["vulkan"][0]  # the device-layer tests' vadd and slow_add
+SHARED = DEVICE_LAYER[0]  # the device-layer tests' vadd and slow_add
 SOURCE = {
     "vadd": SHARED["vadd"],
     "slow_add": SHARED["slow_add"],
@@ -75,7 +71,7 @@ def test_streams_and_graphs_are_native(dev, mod):
 def test_a_wait_is_the_drivers_timed_wait_on_the_waiting_thread(dev, mod):
     # stream_wait_for (vkWaitSemaphores with a timeout): no hand-off to the
     # stream's worker thread and back per wait; the timeout still holds
-    # (tests/device_layer_test.py's spinning kernel).
+    # (tests/device_layer_waits_test.py's spinning kernel).
     x, y, a, b = inputs(dev)
     c = modrt.empty((N,), "float32", dev)
     for s in (dev.default_stream, modrt.Stream(dev)):

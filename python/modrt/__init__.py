@@ -16,21 +16,12 @@ __path__ = _extend_path(__path__, __name__)  # hooks add modrt/backend/<x> porti
 from . import _ffi
 from ._version import __version__
 from ._ffi import Error, Function, get_global_func, register_func
-from .runtime import (
-    Device,
-    Module,
-    Payload,
-    Tensor,
-    checked,
-    cpu,
-    device,
-    empty,
-    from_dlpack,
-    load_module,
-    load_module_from_bytes,
-    tensor,
-)
-from .streams import Event, Graph, Stream, current_stream, stream
+from .devices import Device, cpu, device
+from .streams import Event, Stream, current_stream, stream
+from .tensors import Tensor, empty, from_dlpack, tensor
+from .graphs import Graph
+from .modules import Module, Payload, checked, load_module, load_module_from_bytes
+from . import runtime as runtime  # modrt.runtime.device_kinds() and the other names it always had
 from ._compile import compile
 from ._compile_errors import CompileError, CompileWarning, SignatureError, SourceNotCheckedWarning
 from . import backend, target

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from ._signature import Arg as Arg
 from ._signature import normalize_signature as normalize_signature
 from ._signature import parse_signature
-from .runtime import Payload
+from .modules import Payload
 
 Source = str | bytes | Mapping[str, str | bytes]
 

@@ -6,11 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from . import _registry, _validate
 from ._codegen import normalize_signature, parse_signature
-from ._compile_errors import LANGUAGE
 from ._ffi import call
-from ._registry import Reflector
+from ._registry import Reflector, language_of
 from ._signature import check_signature
-from .runtime import Module
+from .modules import Module
 from .target import Target
 
 
@@ -42,11 +41,11 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
         if isinstance(source, Mapping) and set(reflected) != set(source):
             unknown = [k for k in source if k not in reflected]
             raise ValueError(
-                f"the {LANGUAGE.get(kind, kind)} sources of {', '.join(unknown)} define no kernel of that name "
+                f"the {language_of(kind)} sources of {', '.join(unknown)} define no kernel of that name "
                 "and not exactly one kernel"
             )
         if not reflected:
-            raise ValueError(f"the {LANGUAGE.get(kind, kind)} source defines no kernel")
+            raise ValueError(f"the {language_of(kind)} source defines no kernel")
         return [sig for sig, _ in reflected.values()]
     if not functions:
         raise ValueError("compile needs at least one function (or functions=None for every kernel)")
@@ -61,8 +60,7 @@ def resolve_functions(kind: str, source: str | bytes, functions: Sequence[str] |
             continue
         if found is None:
             raise ValueError(
-                f"the {LANGUAGE.get(kind, kind)} source has no kernel '{name}' "
-                f"(it defines: {', '.join(reflected) or 'none'})"
+                f"the {language_of(kind)} source has no kernel '{name}' (it defines: {', '.join(reflected) or 'none'})"
             )
         kernel, text = found
         if "(" not in f:

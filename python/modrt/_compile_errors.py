@@ -1,23 +1,16 @@
-"""What modrt.compile and its source checks (_validate) both name: the
-source language of each target, and the error and warning they raise. A
-module of its own so that neither imports the other back."""
+"""What modrt.compile and its source checks (_validate) both raise: the
+errors and warnings of compiling. A module of its own so that neither imports
+the other back. The source language messages name is the backend record's
+(`_registry.language_of`)."""
 
 from __future__ import annotations
+
+from ._registry import language_of
 
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-# Source languages, by target kind, as messages name them.
-LANGUAGE = {
-    "opencl": "OpenCL C",
-    "webgpu": "WGSL",
-    "metal": "Metal Shading Language",
-    "vulkan": "GLSL",
-    "cuda": "CUDA C++",
-    "rocm": "HIP",
-}
 
 
 class CompileError(ValueError):
@@ -39,7 +32,7 @@ class CompileError(ValueError):
         language: str | None = None,
     ) -> None:
         self.target = target
-        self.language = language or LANGUAGE.get(target, target)
+        self.language = language or language_of(target)
         self.functions = list(functions)
         self.filename = filename
         self.tool = tool
@@ -62,7 +55,7 @@ class SignatureError(ValueError):
         self.kernel = kernel
         self.reason = reason
         super().__init__(
-            f"the signature does not match the {LANGUAGE.get(target, target)} kernel: {reason}\n"
+            f"the signature does not match the {language_of(target)} kernel: {reason}\n"
             f"  given:  {given}\n  kernel: {kernel}"
         )
 

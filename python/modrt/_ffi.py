@@ -217,12 +217,6 @@ def register_object_class(type_index: int, cls: Callable[[int], Any]) -> None:
     _OBJECT_CLASSES[type_index] = cls
 
 
-def object_class(type_index: int) -> Any:
-    """The Python class of objects of `type_index` (modrt.Tensor for
-    OBJ_TENSOR): what a module below the one that defines it checks against."""
-    return _OBJECT_CLASSES.get(type_index, Object)
-
-
 def _bytes_of(handle: int) -> bytes:
     data = ctypes.c_void_p()
     size = ctypes.c_size_t()
@@ -355,7 +349,7 @@ _MISSING = object()
 register_object_class(OBJ_FUNCTION, Function)
 
 
-# How a DLDevice becomes a modrt.Device: set by modrt.runtime, which imports
+# How a DLDevice becomes a modrt.Device: set by modrt.devices, which imports
 # this module (so this module never imports it back).
 _device_from_dl: Callable[[DLDevice], Any] | None = None
 
@@ -367,7 +361,7 @@ def register_device_class(from_dl: Callable[[DLDevice], Any]) -> None:
 
 def _make_device(device_type: int, device_id: int) -> Any:
     if _device_from_dl is None:
-        raise RuntimeError("modrt.runtime is not imported: devices cannot be made yet")
+        raise RuntimeError("modrt.devices is not imported: devices cannot be made yet")
     return _device_from_dl(DLDevice(device_type, device_id))
 
 

@@ -12,7 +12,7 @@ import shlex
 
 from ._codegen import parse_signature, run_tool, text_of
 from ._ffi import call
-from .runtime import Module, Payload
+from .modules import Module, Payload
 
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    # Spelled without naming modrt.runtime and modrt.target, which stand on
-    # this module: codegen(source, functions, target) -> modrt.Payload;
+    # Spelled without naming modrt.modules, modrt.devices and modrt.target,
+    # which stand on this module: codegen(source, functions, target) -> modrt.Payload;
     # detect(device: modrt.Device) -> modrt.target.Target;
     # check(source, functions, filename) raises modrt.CompileError.
     CodegenDriver = Callable[..., Any]
@@ -112,9 +112,24 @@ class Backend(_Frozen):
     - reflector: a Reflector, or a plain function (see Reflector.of).
     - identity: the device facts {display_name, device_type (DLPack),
       payload_shape ("single-binary"/"multi-shader"), formats}.
+    - language: the source language `modrt.compile` takes, as messages name
+      it ("OpenCL C"); messages say the backend's name where there is none.
+    - demo: (source, signature) of `modrt demo`'s kernel in that language,
+      `vadd(a, b, c, n)`: c = a + b over n float32 (the signature's launch
+      tags say whether it takes a grid and block).
     """
 
-    __slots__ = ("name", "codegen", "takes_compiler_options", "detect", "check", "reflector", "identity")
+    __slots__ = (
+        "name",
+        "codegen",
+        "takes_compiler_options",
+        "detect",
+        "check",
+        "reflector",
+        "identity",
+        "language",
+        "demo",
+    )
 
     def __init__(
         self,
@@ -126,6 +141,8 @@ class Backend(_Frozen):
         check: SourceChecker | None = None,
         reflector: Reflector | Callable[..., Any] | None = None,
         identity: Mapping[str, Any] | None = None,
+        language: str | None = None,
+        demo: tuple[Any, str] | None = None,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ValueError(f"a backend needs a name, not {name!r}")
@@ -140,6 +157,8 @@ class Backend(_Frozen):
             check=check,
             reflector=None if reflector is None else Reflector.of(reflector),
             identity=None if identity is None else dict(identity),
+            language=language,
+            demo=None if demo is None else tuple(demo),
         )
 
 
@@ -171,6 +190,13 @@ def get(name: str) -> Backend | None:
     if pending is not None and name in pending:
         return pending[name]
     return _records.get(name)
+
+
+def language_of(name: str) -> str:
+    """The source language of backend `name` as messages name it (its
+    record's `language`), else the name itself."""
+    record = get(name)
+    return record.language if record is not None and record.language else name
 
 
 def records() -> dict[str, Backend]:

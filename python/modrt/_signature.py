@@ -1,8 +1,8 @@
 """Signature text, parsed by the core: what the codegen side and calls by
 keyword both read, and the check of a given signature against the one a
 kernel declares. Depends on nothing but the FFI (and the error it raises), so
-`modrt.runtime` can use it without importing the codegen helpers (which import
-`modrt.runtime`)."""
+`modrt.modules` can use it without importing the codegen helpers (which import
+`modrt.modules`)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,6 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from . import _registry
-from ._compile_errors import LANGUAGE as _LANGUAGE
 from ._compile_errors import CompileError, SourceNotCheckedWarning
 from ._signature import parse_signature
 
@@ -79,7 +78,7 @@ def not_checked(target: str, reason: str, language: str | None = None) -> None:
     """Warns (SourceNotCheckedWarning) that `target`'s source (in `language`,
     default the target's own) is compiled unchecked, and why."""
     warnings.warn(
-        f"modrt: {language or _LANGUAGE.get(target, target)} source is not checked at compile time: {reason}",
+        f"modrt: {language or _registry.language_of(target)} source is not checked at compile time: {reason}",
         SourceNotCheckedWarning,
         stacklevel=5,
     )

@@ -16,7 +16,7 @@ from typing import Any, Union
 from ._ffi import Object, call
 
 # The modules this file reads and writes are the core's module objects
-# (modrt.Module, which modrt.runtime defines on top of this layer: it imports
+# (modrt.Module, which modrt.modules defines on top of this layer: it imports
 # this module for Module.export and load_module, never the reverse).
 ModuleObject = Object
 

@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .runtime import Device
+    from .devices import Device
 
 
 class PinnedArray(np.ndarray):
@@ -64,7 +64,7 @@ def pinned_empty(shape: int | tuple[int, ...], dtype: Any = "float32", *, device
     memory of its backend where it has it (`.pinned` True; a cpu device's is
     plain aligned memory, which it uses in place), else ordinary host memory
     (`.pinned` False, `.pinned_memory` says why)."""
-    from .runtime import Device
+    from .devices import Device
 
     if not isinstance(device, Device):
         raise TypeError(f"device= takes a modrt.Device, not {type(device).__name__}")

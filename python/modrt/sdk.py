@@ -38,10 +38,10 @@ from ._validate import tool_failed as tool_failed
 from .backend import load_runtime as load_runtime
 from .backend import register_in_tree as register_in_tree
 from .backend import runtime_status as runtime_status
-from .runtime import Device as Device
-from .runtime import Module as Module
-from .runtime import Payload as Payload
-from .runtime import device as device
+from .devices import Device as Device
+from .devices import device as device
+from .modules import Module as Module
+from .modules import Payload as Payload
 from .target import Target as Target
 from .target import device_limits as device_limits
 

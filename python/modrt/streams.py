@@ -1,4 +1,5 @@
-"""Streams, events and recorded launches (graphs): modrt's device layer.
+"""Streams and events: the queues of modrt's device layer (above devices;
+tensors and graphs stand on it).
 
 A stream is an ordered sequence of launches on one device. Launches go to the
 current stream of their device (`with modrt.stream(s):`, else the device's
@@ -17,42 +18,25 @@ kernel, its grid and block.
 from __future__ import annotations
 
 import atexit
-import numbers
 import os
 import sys
 import time
 
-from . import _ffi
+from . import _ffi, _waits
 from ._ffi import call
+from ._waits import bounded_wait
+from .devices import Device
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .runtime import Device, Tensor
-
-# How long one native wait blocks before Python checks for signals (Ctrl-C).
-_SLICE_S = 0.05
-
 # Core-internal object types of the device layer (core/src/stream.h).
-_OBJ_STREAM, _OBJ_EVENT, _OBJ_GRAPH = 16, 17, 18
-
-
-def default_timeout() -> float | None:
-    """MODRT_WAIT_TIMEOUT in seconds, or None (wait without a bound)."""
-    text = os.environ.get("MODRT_WAIT_TIMEOUT", "")
-    return float(text) if text else None
-
-
-def _check_timeout(timeout: Any) -> None:
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)):
-        raise TypeError(f"timeout is a number of seconds or None, not {type(timeout).__name__}")
+_OBJ_STREAM, _OBJ_EVENT = 16, 17
 
 
 def _check_device(value: Any, where: str) -> None:
-    # By what a device offers, not by class: modrt.runtime (Device, Tensor)
-    # sits above this module and imports it.
-    if not callable(getattr(value, "_as_dl_device", None)):
+    if not isinstance(value, Device):
         raise TypeError(f"{where} takes a modrt.Device, not {type(value).__name__}")
 
 
@@ -74,33 +58,6 @@ def _event_handle(value: Any, where: str) -> Any:
             "an event comes from Stream.record()"
         )
     return handle
-
-
-def bounded_wait(function: str, target: Any, timeout: float | None) -> None:
-    """Runs the native wait `function(target, slice, raise_after)` in slices
-    until it reports completion, or raises TimeoutError after `timeout` s."""
-    _check_timeout(timeout)
-    if timeout is None:
-        timeout = default_timeout()
-    if timeout is None:
-        while not call(function, target, _SLICE_S, -1.0):
-            pass
-        return
-    if timeout < 0:
-        raise ValueError(f"timeout must be >= 0 seconds, got {timeout}")
-    deadline = time.monotonic() + timeout
-    while True:
-        left = deadline - time.monotonic()
-        if left <= _SLICE_S:
-            call(function, target, max(left, 0.0), float(timeout))
-            return
-        if call(function, target, _SLICE_S, -1.0):
-            return
-
-
-def wait_device(device: Device, timeout: float | None = None) -> None:
-    """Waits until every stream of `device` completed its launches."""
-    bounded_wait("device.wait", device, timeout)
 
 
 class Stream:
@@ -261,59 +218,6 @@ class Event:
         return call("event.elapsed_ms", end, _event_handle(start, "Event.elapsed_ms(start)"))
 
 
-class Graph:
-    """Launches recorded by `with stream.capture() as g:`, replayed by `g.replay()`."""
-
-    __slots__ = ("_obj", "_stream")
-
-    def __init__(self, obj: Any, stream: Stream) -> None:
-        self._obj = obj
-        self._stream = stream
-
-    def __len__(self) -> int:
-        return call("graph.size", self._obj)
-
-    @property
-    def native(self) -> bool:
-        """True when the backend recorded the launches itself (a replay
-        without `bindings` launches that recording); False when replays run
-        the core's list of launches one by one."""
-        return bool(call("graph.native", self._obj))
-
-    @property
-    def why_not_native(self) -> str | None:
-        """Why the backend did not record the launches itself (no graph
-        extension, a stream it cannot capture on, a launch it could not
-        record), in the backend's words; None when `native` is True."""
-        return call("graph.why_not_native", self._obj) or None
-
-    def replay(self, bindings: dict[Tensor, Tensor] | None = None, *, stream: Stream | None = None) -> None:
-        """Runs the recorded launches again, in order, on `stream` (default:
-        the stream it was captured on). `bindings` maps captured tensors to
-        tensors of the same shape, dtype and device used in their place, all
-        at once: each argument of a recorded launch is looked up once, so
-        `{x: z, z: x}` swaps x and z, and a cycle rotates. A key no launch
-        took is refused (ValueError naming it), as is a replacement of
-        another shape, dtype or device; the captured tensors themselves are
-        untouched by a rebound replay."""
-        tensor = _ffi.object_class(_ffi.OBJ_TENSOR)
-        if stream is not None:
-            _check_stream(stream, "Graph.replay: stream=")
-        if bindings is not None and not isinstance(bindings, dict):
-            raise TypeError(
-                f"Graph.replay: bindings is a dict {{captured tensor: replacement}}, not {type(bindings).__name__}"
-            )
-        pairs: list[Any] = []
-        for captured, replacement in (bindings or {}).items():
-            for role, value in (("key", captured), ("value", replacement)):
-                if not isinstance(value, tensor):
-                    raise TypeError(
-                        f"Graph.replay: every binding's {role} is a modrt.Tensor, not {type(value).__name__}"
-                    )
-            pairs += [captured, replacement]
-        call("graph.replay", self._obj, (stream or self._stream)._obj, *pairs)
-
-
 class _Capture:
     __slots__ = ("_stream", "_scope", "_graph")
 
@@ -321,8 +225,12 @@ class _Capture:
         self._stream = s
         self._scope = _StreamScope(s)
 
-    def __enter__(self) -> Graph:
-        self._graph = Graph(call("stream.begin_capture", self._stream._obj), self._stream)
+    def __enter__(self) -> Any:
+        # A modrt.Graph: modrt.graphs, which stands on this module, registers
+        # the class the core's graph objects become. It replays on this stream
+        # unless told another.
+        self._graph = call("stream.begin_capture", self._stream._obj)
+        self._graph._stream = self._stream
         self._scope.__enter__()
         return self._graph
 
@@ -343,7 +251,6 @@ def _call_on_stream(fn: Any, values: tuple[Any, ...], s: Stream) -> Any:
 _ffi._call_on_stream = _call_on_stream
 _ffi.register_object_class(_OBJ_STREAM, Stream._wrap)
 _ffi.register_object_class(_OBJ_EVENT, Event._wrap)
-_ffi.register_object_class(_OBJ_GRAPH, _ffi.Object)
 
 
 def _drain_at_exit() -> None:
@@ -353,7 +260,7 @@ def _drain_at_exit() -> None:
     limit = float(os.environ.get("MODRT_EXIT_TIMEOUT", "10"))
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
-        if call("stream.wait_everywhere", _SLICE_S):
+        if call("stream.wait_everywhere", _waits._SLICE_S):
             return
     pending = call("stream.pending_everywhere")
     if not pending:

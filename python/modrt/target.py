@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import _registry
-from .runtime import Device
+from .devices import Device
 
 # Names for annotations only: `typing` costs milliseconds at `import modrt`.
 TYPE_CHECKING = False

@@ -24,7 +24,8 @@ from tinygrad.uop.ops import UOp
 
 import modrt
 
-from .device import ModrtBuffer, ModrtDevice, ModrtProgram
+from .memory import ModrtBuffer
+from .program import LaunchDevice, ModrtProgram
 
 
 class ModrtGraph(GraphRunner):
@@ -39,7 +40,7 @@ class ModrtGraph(GraphRunner):
     def __init__(self, linear: UOp, input_uops: tuple[UOp, ...] = ()) -> None:
         super().__init__(linear, input_uops)
         first: Buffer = self.calls[0][2][0]
-        self.dev: ModrtDevice = Device[first.device]
+        self.dev: LaunchDevice = Device[first.device]
         self.stream = modrt.Stream(self.dev.modrt_device)
         self.graphs: OrderedDict[tuple[int, ...], modrt.Graph] = OrderedDict()
         self.captures = self.replays = 0

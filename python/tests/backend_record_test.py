@@ -99,3 +99,26 @@ def test_unknown_targets_name_the_registered_ones():
         modrt.compile("source", "no_such_target", ["k(float32*)"])
     with pytest.raises(ValueError, match="supported: .*cpu"):
         modrt.target.detect_target_from_device("no_such_target")
+
+
+def test_every_in_tree_record_names_its_language_and_demo_kernel():
+    # What messages and `modrt demo` read from the record, nowhere else
+    # (hexagon compiles C: its messages say "hexagon").
+    for name in modrt.backend.in_tree():
+        record = modrt.backend.record(name)
+        source, signature = record.demo
+        assert source and signature.startswith("vadd(float32*, float32*, float32*, int32"), name
+        assert name == "hexagon" or record.language, name
+    assert _registry.language_of("opencl") == "OpenCL C"
+    assert _registry.language_of("hexagon") == "hexagon"
+    assert _registry.language_of("no_such_backend") == "no_such_backend"
+
+
+@pytest.mark.usefixtures("registry")
+def test_a_records_language_names_its_source_in_compile_errors():
+    def codegen(source, functions, target):
+        raise modrt.CompileError("record_test", ["k"], "k.src", "tool", "k.src:1: error: nope")
+
+    modrt.backend.register(Backend("record_test", codegen=codegen, language="Record C"))
+    with pytest.raises(modrt.CompileError, match=r"^Record C of k \(k\.src\) does not compile"):
+        modrt.compile("source", "record_test", ["k(float32*)"])

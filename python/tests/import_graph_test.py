@@ -1,6 +1,8 @@
-"""The modules of the modrt package import each other without a circle (every
-import counts, at module level or inside a function, except those under
-`if TYPE_CHECKING:`), and each one imports on its own in a fresh interpreter."""
+"""The modules of the modrt package, and of modrt_tinygrad, import each other
+without a circle (every import counts, at module level, inside a function or
+under `if TYPE_CHECKING:`: an import made for annotations only is still an
+arrow between two modules, as a drawing of the import graph shows it), and
+each modrt module imports on its own in a fresh interpreter."""
 
 from __future__ import annotations
 
@@ -14,37 +16,33 @@ import pytest
 import modrt
 import modrt.backend
 
+# modrt_tinygrad's sources (//python/modrt_tinygrad:files, data of this test):
+# read, never imported (that needs tinygrad). Its overlay is tinygrad's module.
+TINYGRAD_PACKAGE = Path(__file__).parent.parent / "modrt_tinygrad"
 
-def package_files() -> dict[str, Path]:
-    """Every module of modrt's namespace (the package and the in-tree hooks), by name."""
+
+def package_files(package: str = "modrt", portions: list[str] | None = None) -> dict[str, Path]:
+    """Every module of `package`'s namespace (for modrt: the package and the
+    in-tree hooks), by name."""
     modules: dict[str, Path] = {}
-    for portion in modrt.__path__:
+    for portion in modrt.__path__ if portions is None else portions:
         root = Path(portion)
         for path in sorted(root.rglob("*.py")):
             parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[0] == "overlay":
+                continue
             if parts[-1] == "__init__":
                 parts.pop()
-            modules.setdefault(".".join(["modrt", *parts]), path)
+            modules.setdefault(".".join([package, *parts]), path)
     return modules
-
-
-def under_type_checking(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
-    while node in parents:
-        node = parents[node]
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            return True
-    return False
 
 
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The modrt modules that `name` imports (resolving relative imports)."""
     tree = ast.parse(path.read_text(), str(path))
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
-        if under_type_checking(node, parents):
-            continue
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -61,9 +59,13 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = package_files()
+def import_graph(modules: dict[str, Path] | None = None) -> dict[str, set[str]]:
+    modules = package_files() if modules is None else modules
     return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def tinygrad_graph() -> dict[str, set[str]]:
+    return import_graph(package_files("modrt_tinygrad", [str(TINYGRAD_PACKAGE)]))
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str]:
@@ -78,7 +80,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
         state[node] = 1
         stack.append(node)
         for nxt in sorted(graph[node]):
-            if nxt == "modrt":
+            if nxt in ("modrt", "modrt_tinygrad"):
                 continue
             if state.get(nxt) == 1:
                 return stack[stack.index(nxt) :] + [nxt]
@@ -102,8 +104,23 @@ def test_the_graph_sees_lazy_imports():
     graph = import_graph()
     # modrt.modules imports modrt.artifact inside Module.export and load_module.
     assert "modrt.artifact" in graph["modrt.modules"]
-    assert "modrt._ffi" in graph["modrt.runtime"]
+    assert "modrt._ffi" in graph["modrt.devices"]
     assert "modrt.backend.cuda.nvrtc" in graph["modrt.backend.cuda"]
+    # Imports for annotations only count too.
+    assert "modrt.devices" in graph["modrt.pinned"]
+
+
+def test_the_device_layer_stands_device_streams_tensors_graphs():
+    # Each concept imports only those below it: no arrow back up.
+    graph = import_graph()
+    layers = ["modrt.devices", "modrt.streams", "modrt.tensors", "modrt.graphs"]
+    for i, name in enumerate(layers):
+        assert not graph[name] & set(layers[i + 1 :]), f"{name} imports {sorted(graph[name] & set(layers[i + 1 :]))}"
+    assert "modrt.devices" in graph["modrt.streams"]
+    assert {"modrt.devices", "modrt.streams"} <= graph["modrt.tensors"]
+    assert {"modrt.streams", "modrt.tensors"} <= graph["modrt.graphs"]
+    # modrt.runtime only gathers the names it always had: nothing inside imports it.
+    assert not [name for name, imports in graph.items() if "modrt.runtime" in imports and name != "modrt"]
 
 
 def test_hooks_import_the_sdk_and_their_own_modules_only():
@@ -118,6 +135,28 @@ def test_hooks_import_the_sdk_and_their_own_modules_only():
 
 def test_no_import_circle_in_modrt():
     assert find_cycle(import_graph()) == []
+
+
+def test_no_import_circle_in_modrt_tinygrad():
+    graph = tinygrad_graph()
+    assert "modrt_tinygrad.device" in graph, f"modrt_tinygrad's sources are not at {TINYGRAD_PACKAGE}"
+    assert "modrt_tinygrad.graph" in graph["modrt_tinygrad.device"]
+    assert find_cycle(graph) == []
+
+
+def test_modrt_tinygrad_stands_by_tinygrads_roles():
+    # memory and compiler below program, program below graph, all below device.
+    graph = tinygrad_graph()
+    order = [
+        "modrt_tinygrad.memory",
+        "modrt_tinygrad.compiler",
+        "modrt_tinygrad.program",
+        "modrt_tinygrad.graph",
+        "modrt_tinygrad.device",
+    ]
+    for i, name in enumerate(order):
+        above = graph[name] & set(order[i + 1 :])
+        assert not above, f"{name} imports {sorted(above)}, which stand on it"
 
 
 def test_a_circle_is_found():

@@ -13,7 +13,7 @@ import modrt
 
 tinygrad_testing.setup()
 
-from modrt_tinygrad.device import ModrtCUDARenderer, compile_kernel, cuda_arch, kernel_signature  # noqa: E402
+from modrt_tinygrad.compiler import ModrtCUDARenderer, compile_kernel, cuda_arch, kernel_signature  # noqa: E402
 from tinygrad import Device, Tensor, Variable, dtypes  # noqa: E402
 from tinygrad.codegen import to_program  # noqa: E402
 from tinygrad.helpers import Context, Target  # noqa: E402

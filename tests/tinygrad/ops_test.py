@@ -18,7 +18,7 @@ import modrt
 
 tinygrad_testing.setup()
 
-from modrt_tinygrad.device import spirv_arguments  # noqa: E402
+from modrt_tinygrad.compiler import spirv_arguments  # noqa: E402
 from modrt_tinygrad.graph import graph_runners  # noqa: E402
 from tinygrad import Device, Tensor, TinyJit, Variable, dtypes  # noqa: E402
 from tinygrad.helpers import Context  # noqa: E402

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/testing/driver_test_double.h"
+#include "tests/driver_doubles/driver_test_double.h"
 
 namespace {
 

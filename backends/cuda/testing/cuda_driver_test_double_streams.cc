@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "backends/cuda/testing/driver_test_double.h"
+#include "tests/driver_doubles/driver_test_double.h"
 
 using namespace driver_double;  // NOLINT(build/namespaces)
 

@@ -9,7 +9,7 @@
 // allocation and graph call as JSON lines that a test reads back through
 // modrt_hip_test_double_log(). Streams, events, copies, page-locked memory
 // and graphs by stream capture are the CUDA double's
-// (backends/cuda/testing/driver_test_double.h): the same fake clock (1 ms per
+// (tests/driver_doubles/driver_test_double.h): the same fake clock (1 ms per
 // launch) and the same injected failures (modrt_hip_test_double_fail_next(
 // call, code, times)). HIP's status codes are CUDA's numbers for every one
 // used here. Built with MODRT_HIP_DOUBLE_WITHOUT_GRAPHS, it is a HIP runtime
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/testing/driver_test_double.h"
+#include "tests/driver_doubles/driver_test_double.h"
 
 namespace {
 

@@ -30,7 +30,7 @@ __path__ = extend_path(__path__, __name__)
 
 from .. import _entry_points, _ffi, _locate, _registry, _selection, _verify, _version
 from .._registry import Backend, Reflector
-from ..runtime import Device, device_type_of
+from ..devices import Device, device_type_of
 
 __all__ = [
     "Backend",

@@ -160,9 +160,25 @@ def _ptx_payload(ptx: bytes, functions: list[str], text: str) -> Payload:
     return Payload.create("single-binary", "ptx", functions, code=checked.encode(), sources={"cuda": text})
 
 
-# takes_compiler_options: modrt.compile(options=, include_dirs=) reach NVRTC or nvcc.
+# `modrt demo`'s kernel (c = a + b over float32), in this backend's language.
+DEMO_SOURCE = """\
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+"""
+DEMO_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+
 BACKEND = sdk.Backend(
-    "cuda", codegen=codegen, takes_compiler_options=True, detect=detect_target, reflector=reflect, check=check
+    "cuda",
+    codegen=codegen,
+    # modrt.compile(options=, include_dirs=) reach NVRTC or nvcc.
+    takes_compiler_options=True,
+    detect=detect_target,
+    reflector=reflect,
+    check=check,
+    language="CUDA C++",
+    demo=(DEMO_SOURCE, DEMO_SIGNATURE),
 )
 
 

@@ -58,7 +58,21 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return Payload.create("single-binary", "so", functions, code=code, sources={"c": text})
 
 
-BACKEND = sdk.Backend("hexagon", codegen=codegen, detect=detect_target)
+# `modrt demo`'s kernel (c = a + b over float32), in this backend's language:
+# C for the DSP, compiled with clang's Hexagon target (no launch grid: one DSP thread).
+DEMO_SOURCE = """\
+void vadd(const float* a, const float* b, float* c, int n) {
+  for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
+}
+"""
+DEMO_SIGNATURE = "vadd(float32*, float32*, float32*, int32)"
+
+BACKEND = sdk.Backend(
+    "hexagon",
+    codegen=codegen,
+    detect=detect_target,
+    demo=(DEMO_SOURCE, DEMO_SIGNATURE),
+)
 
 
 def register_backend() -> None:

@@ -34,7 +34,26 @@ def check(source: Any, functions: Sequence[str], filename: Any) -> None:
     )
 
 
-BACKEND = sdk.Backend("metal", codegen=codegen, detect=detect_target, check=check)
+# `modrt demo`'s kernel (c = a + b over float32), in this backend's language.
+DEMO_SOURCE = """\
+#include <metal_stdlib>
+using namespace metal;
+kernel void vadd(device const float* a [[buffer(0)]], device const float* b [[buffer(1)]],
+                 device float* c [[buffer(2)]], constant int& n [[buffer(3)]],
+                 uint i [[thread_position_in_grid]]) {
+  if (int(i) < n) c[i] = a[i] + b[i];
+}
+"""
+DEMO_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+
+BACKEND = sdk.Backend(
+    "metal",
+    codegen=codegen,
+    detect=detect_target,
+    check=check,
+    language="Metal Shading Language",
+    demo=(DEMO_SOURCE, DEMO_SIGNATURE),
+)
 
 
 def register_backend() -> None:

@@ -40,7 +40,24 @@ def codegen(source: sdk.Source, functions: list[str], tgt: sdk.Target) -> sdk.Pa
     return sdk.Payload.create("single-binary", "cl", functions, code=text.encode(), sources={"cl": text})
 
 
-BACKEND = sdk.Backend("opencl", codegen=codegen, detect=detect_target, check=check, reflector=sdk.Reflector(reflect))
+# `modrt demo`'s kernel (c = a + b over float32), in this backend's language.
+DEMO_SOURCE = """\
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
+  int i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}
+"""
+DEMO_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+
+BACKEND = sdk.Backend(
+    "opencl",
+    codegen=codegen,
+    detect=detect_target,
+    check=check,
+    reflector=sdk.Reflector(reflect),
+    language="OpenCL C",
+    demo=(DEMO_SOURCE, DEMO_SIGNATURE),
+)
 
 
 def register_backend() -> None:

@@ -50,7 +50,24 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
 
 
 # takes_compiler_options: modrt.compile(options=, include_dirs=) reach hipcc.
-BACKEND = sdk.Backend("rocm", codegen=codegen, takes_compiler_options=True, detect=detect_target)
+# `modrt demo`'s kernel (c = a + b over float32), in this backend's language.
+DEMO_SOURCE = """\
+#include <hip/hip_runtime.h>
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+"""
+DEMO_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+
+BACKEND = sdk.Backend(
+    "rocm",
+    codegen=codegen,
+    takes_compiler_options=True,
+    detect=detect_target,
+    language="HIP",
+    demo=(DEMO_SOURCE, DEMO_SIGNATURE),
+)
 
 
 def register_backend() -> None:

@@ -273,12 +273,31 @@ def submission_counts(device: Device) -> dict[str, int]:
     return {name: call("vulkan.submission_count", device.index, name) for name in SUBMISSION_COUNTS}
 
 
+# Buffers bind to set 0 in argument order, scalars are push constants, and
+# threadIdx.x is specialization constant 0 (the Vulkan runtime's convention).
+# `modrt demo`'s kernel (c = a + b over float32), in this backend's language.
+DEMO_SOURCE = """\
+#version 450
+layout(local_size_x_id = 0) in;
+layout(set = 0, binding = 0) readonly buffer A { float a[]; };
+layout(set = 0, binding = 1) readonly buffer B { float b[]; };
+layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
+layout(push_constant) uniform Params { int n; };
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < uint(n)) c[i] = a[i] + b[i];
+}
+"""
+DEMO_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+
 BACKEND = sdk.Backend(
     "vulkan",
     codegen=codegen,
     detect=detect_target,
     # GLSL kernels are all named main: the front end passes the function's name.
     reflector=sdk.Reflector(reflect, names_kernel=True),
+    language="GLSL",
+    demo=(DEMO_SOURCE, DEMO_SIGNATURE),
 )
 
 

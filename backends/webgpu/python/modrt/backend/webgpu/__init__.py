@@ -120,12 +120,27 @@ def submission_counts(device: Device) -> dict[str, int]:
     return {name: call("webgpu.submission_count", device.index, name) for name in SUBMISSION_COUNTS}
 
 
+# `modrt demo`'s kernel (c = a + b over float32), in this backend's language.
+DEMO_SOURCE = """\
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<uniform> n: i32;
+@compute @workgroup_size(64)
+fn vadd(@builtin(global_invocation_id) id: vec3<u32>) {
+  if (i32(id.x) < n) { c[id.x] = a[id.x] + b[id.x]; }
+}
+"""
+DEMO_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
+
 BACKEND = sdk.Backend(
     "webgpu",
     codegen=codegen,
     detect=detect_target,
     check=check,
     reflector=sdk.Reflector(reflect, buffer_fits=_buffer_fits),
+    language="WGSL",
+    demo=(DEMO_SOURCE, DEMO_SIGNATURE),
 )
 
 

@@ -1,4 +1,4 @@
-"""The Vulkan fallback contract (ARCHITECTURE.md section 5), with or without the runtime."""
+"""Vulkan codegen and the Vulkan fallback contract (ARCHITECTURE.md section 5), with or without the runtime."""
 
 import pytest
 

@@ -3,7 +3,7 @@ the device's one queue in submission order, events are submissions with
 device timestamps where the adapter has timestamp queries, copies take
 offsets, and a graph replays as one command buffer, recorded anew for a replay
 that rebinds buffers (backends/webgpu/webgpu_queue.h).
-What every backend with native streams does alike is tests/device_layer_test.py's;
+What every backend with native streams does alike is tests/native_streams_test.py's;
 here is what is WebGPU's own."""
 
 import os
@@ -13,19 +13,15 @@ import textwrap
 
 import numpy as np
 import pytest
-from device_layer_kernels import (
-    KERNELS,
-    SLOW_ADD_SIGNATURE,
-    check_a_mismatched_rebinding_is_refused,
-    check_rebound_replays_run_natively,
-)
+from device_layer_kernels import check_a_mismatched_rebinding_is_refused, check_rebound_replays_run_natively
+from webgpu_kernels import DEVICE_LAYER, SLOW_ADD_SIGNATURE
 
 import modrt
 from modrt.backend import webgpu
 
 BLOCK = 64
-VADD = KERNELS["webgpu"][0]["vadd"]  # the device-layer tests'
-SLOW_ADD = KERNELS["webgpu"][0]["slow_add"]
+VADD = DEVICE_LAYER[0]["vadd"]  # the device-layer tests'
+SLOW_ADD = DEVICE_LAYER[0]["slow_add"]
 # y += alpha * x: each launch's scalar is its own (a uniform slot per launch).
 AXPY = """
 override block_x: u32 = 64;

@@ -1,5 +1,5 @@
 // What the driver test doubles share (driver_test_double.h).
-#include "backends/cuda/testing/driver_test_double.h"
+#include "tests/driver_doubles/driver_test_double.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -1,4 +1,4 @@
-"""The OpenCL fallback contract (ARCHITECTURE.md section 5), with or without the runtime."""
+"""OpenCL codegen and the OpenCL fallback contract (ARCHITECTURE.md section 5), with or without the runtime."""
 
 import pytest
 

@@ -5,8 +5,8 @@
 // points as thin wrappers naming their call in the log. Status codes are
 // CUDA's; HIP's are the same numbers for the ones used here. Test-only code,
 // never in a runtime.
-#ifndef MODRT_BACKENDS_CUDA_TESTING_DRIVER_TEST_DOUBLE_H_
-#define MODRT_BACKENDS_CUDA_TESTING_DRIVER_TEST_DOUBLE_H_
+#ifndef MODRT_TESTS_DRIVER_DOUBLES_DRIVER_TEST_DOUBLE_H_
+#define MODRT_TESTS_DRIVER_DOUBLES_DRIVER_TEST_DOUBLE_H_
 
 #include <map>
 #include <memory>
@@ -119,4 +119,4 @@ int GraphExecUpdate(const char* call, void* exec, void* graph);
 
 }  // namespace driver_double
 
-#endif  // MODRT_BACKENDS_CUDA_TESTING_DRIVER_TEST_DOUBLE_H_
+#endif  // MODRT_TESTS_DRIVER_DOUBLES_DRIVER_TEST_DOUBLE_H_

@@ -1,0 +1,199 @@
+"""tinygrad's renderers and compile step on modrt: which renderer each modrt
+backend takes, and modrt's module of a rendered kernel.
+
+Renderers are tinygrad's own, as they emit: OpenCL C for opencl, WGSL for
+webgpu and vulkan (modrt compiles it to SPIR-V with tint, where uniforms are
+uniform blocks: see spirv_arguments), CUDA C++ for cuda, for the device's
+sm_XY, tinygrad's C for cpu, compiled by clang: it uses clang's vector
+extensions; `CC` chooses another compiler. Compiling is `modrt.compile` of
+the rendered source, with a signature made from what tinygrad knows of the
+kernel (its buffers' element types, its variables); it runs when tinygrad
+makes the Program, where that is known.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import threading
+from typing import Any
+
+from tinygrad.codegen.opt import tc
+from tinygrad.device import Compiler, TinyELF
+from tinygrad.dtype import DType, dtypes
+from tinygrad.helpers import ALLOW_TF32
+from tinygrad.renderer.cstyle import ClangRenderer, CStyleLanguage, CUDARenderer, OpenCLRenderer
+from tinygrad.renderer.wgsl import WGSLRenderer
+
+import modrt
+from modrt.sdk import parse_signature
+
+# The backends that run tinygrad's WGSL (vulkan through tint's SPIR-V).
+WGSL_BACKENDS = ("webgpu", "vulkan")
+
+
+@functools.cache
+def modrt_dtype(dt: DType) -> str:
+    """modrt's name of tinygrad's scalar dtype `dt` (float32, uint8, bool, ...)."""
+    if dt == dtypes.bool:
+        return "bool"
+    if dt == dtypes.bfloat16:
+        return "bfloat16"
+    kind = "float" if dtypes.is_float(dt) else "uint" if dtypes.is_unsigned(dt) else "int"
+    return f"{kind}{dt.itemsize * 8}"
+
+
+class ModrtCompiler(Compiler):
+    """tinygrad's compile step keeps the rendered source as it is: modrt
+    compiles it in ModrtProgram, where the kernel's buffer types and variables
+    (its signature) are known."""
+
+    def compile(self, src: str) -> bytes:
+        return src.encode()
+
+
+class ModrtOpenCLRenderer(OpenCLRenderer):
+    def __init__(self, target: Any) -> None:
+        super().__init__(target)
+        self.compiler = ModrtCompiler()
+
+
+class ModrtWGSLRenderer(WGSLRenderer):
+    def __init__(self, target: Any) -> None:
+        super().__init__(target)
+        self.compiler = ModrtCompiler()
+
+
+class ModrtCRenderer(ClangRenderer):
+    """tinygrad's C, one call per launch (modrt's cpu backend runs a host
+    function once; tinygrad's CPU device splits kernels over its own threads)."""
+
+    has_threads = False
+
+    def __init__(self, target: Any) -> None:
+        super().__init__(target)
+        self.compiler = ModrtCompiler()
+
+
+class ModrtCUDARenderer(CUDARenderer):
+    """tinygrad's CUDA C++ for the target's arch (`sm_XY`), compiled by
+    modrt (NVRTC or nvcc) rather than by tinygrad's own NVRTC binding, which
+    CUDARenderer's constructor would open."""
+
+    def __init__(self, target: Any) -> None:
+        CStyleLanguage.__init__(self, target)
+        self.compiler = ModrtCompiler()
+        self._arch_tensor_cores = tc.get_cuda(target.arch)
+
+    @property
+    def tensor_cores(self) -> list:  # type: ignore[override]
+        # tinygrad keeps float32 off TF32 tensor cores unless ALLOW_TF32=1, but
+        # only for devices named CUDA or NV (codegen/opt/postrange.py); this
+        # device is MODRT, so the same rule is applied here, where it is read.
+        if ALLOW_TF32:
+            return self._arch_tensor_cores
+        return [t for t in self._arch_tensor_cores if t.dtype_in != dtypes.float]
+
+
+RENDERERS = {
+    "cuda": ModrtCUDARenderer,
+    "opencl": ModrtOpenCLRenderer,
+    "webgpu": ModrtWGSLRenderer,
+    "vulkan": ModrtWGSLRenderer,
+    "cpu": ModrtCRenderer,
+}
+
+_GRID_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z")
+_CC_LOCK = threading.Lock()
+
+
+def kernel_signature(backend: str, obj: TinyELF) -> tuple[str, list[str]]:
+    """The modrt signature of tinygrad kernel `obj`, and its buffers' dtypes."""
+    buffers = [modrt_dtype(dt) for name, _, dt, _ in obj.signature if name is None]
+    scalars = [modrt_dtype(dt) for name, _, dt, _ in obj.signature if name is not None]
+    args = ", ".join([f"{d}*" for d in buffers] + scalars)
+    tags = "" if backend == "cpu" else "; " + ", ".join(_GRID_TAGS)
+    return f"{obj.name}({args}{tags})", buffers
+
+
+def buffer_dtypes(signature: str) -> list[str]:
+    """The element types of the buffer arguments in modrt signature
+    `signature`, in order ("f(float32 x, const uint32* a; ...)" -> ["uint32"])."""
+    args = signature[signature.index("(") + 1 :].split(";")[0].rstrip(")")
+    return [a.split("*")[0].split()[-1] for a in args.split(",") if "*" in a]
+
+
+# The language each backend's renderer emits, and how its source is told apart.
+LANGUAGES = {"cuda": "CUDA C++", "opencl": "OpenCL C", "webgpu": "WGSL", "vulkan": "WGSL", "cpu": "C"}
+
+
+def rendered_language(source: str) -> str:
+    """Which of tinygrad's renderers (LANGUAGES) wrote kernel `source`."""
+    if "@compute" in source:
+        return "WGSL"
+    if "__global__" in source:
+        return "CUDA C++"
+    if "__kernel" in source:
+        return "OpenCL C"
+    return "C"
+
+
+def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
+    """modrt's module of tinygrad kernel `obj` as rendered for `backend`."""
+    source = obj.lib.decode()
+    if (language := rendered_language(source)) != LANGUAGES[backend]:
+        # tinygrad renders a kernel of a multi-device tensor once, for its
+        # first device, and runs that program on every device of the tensor.
+        raise ValueError(
+            f"kernel {obj.name} is {language} and modrt {backend} runs {LANGUAGES[backend]}: "
+            "a tensor sharded over MODRT devices of different backends needs backends with the same "
+            "tinygrad renderer (webgpu and vulkan: WGSL; devices of one backend always are)"
+        )
+    if backend in WGSL_BACKENDS:
+        # modrt reads the interface from the shader (tinygrad's INFINITY
+        # uniform first, then its buffers and variables; the workgroup size).
+        return modrt.compile(source, backend)
+    signature, _ = kernel_signature(backend, obj)
+    if backend == "cuda":
+        return modrt.compile(source, modrt.target.Target("cuda", arch=arch), [signature])
+    if backend != "cpu" or "CC" in os.environ:
+        return modrt.compile(source, backend, [signature])
+    # tinygrad's C uses clang's vector extensions (ext_vector_type).
+    with _CC_LOCK:
+        os.environ["CC"] = "clang"
+        try:
+            return modrt.compile(source, backend, [signature])
+        finally:
+            del os.environ["CC"]
+
+
+_WGSL_BINDING = re.compile(r"@binding\((\d+)\)\s*var<[^>]*>\s*(\w+)\s*:")
+
+
+def spirv_arguments(wgsl: str, signature: str, buffers: int) -> list[tuple[bool, int, str]]:
+    """How to fill the arguments of tinygrad WGSL kernel `wgsl` compiled to
+    SPIR-V, whose modrt `signature` binds every uniform as a buffer (a uniform
+    block) and leaves out the bindings the shader does not use (tint drops
+    them: INFINITY where no inf is computed, a variable only the launch size
+    reads). Each argument is (is a tinygrad buffer, index, element type):
+    buffer `index` of the launch's `buffers` buffers, else uniform `index`
+    (0: INFINITY, then the variables' values)."""
+    # tinygrad binds INFINITY at 0, then its buffers, then its variables.
+    binding_of = {name: int(b) for b, name in _WGSL_BINDING.findall(wgsl)}
+    arguments = []
+    for arg in parse_signature(signature)[1]:
+        binding = binding_of.get(arg.name)
+        if binding is None or not arg.is_buffer:
+            raise ValueError(f"{signature}: argument {arg.name!r} is not one of the kernel's WGSL bindings")
+        if 1 <= binding <= buffers:
+            arguments.append((True, binding - 1, arg.dtype))
+        else:
+            arguments.append((False, 0 if binding == 0 else binding - buffers, arg.dtype))
+    return arguments
+
+
+def cuda_arch(compute_version: str) -> str:
+    """tinygrad's and NVRTC's arch name (sm_90) of a compute capability ("9.0")."""
+    major, _, minor = compute_version.partition(".")
+    return f"sm_{major}{minor}"

@@ -1,0 +1,127 @@
+"""What every backend with native streams (plugin_api.h,
+ModrtStreamExtension) does alike, each with its own kernels
+(device_layer_kernels.py): launches, events, waits and copies on a
+modrt.Stream of its own. What is a backend's own is in its folder
+(backends/<x>/native_streams_test.py); a spinning kernel on a stream is
+device_layer_waits_test.py's."""
+
+import numpy as np
+import pytest
+from device_layer_kernels import (
+    BLOCK,
+    NATIVE_STREAMS,
+    SLOW_ROUNDS,
+    compile_kernels,
+    device_or_skip,
+    inputs,
+    launch_params,
+    vadd,
+)
+
+import modrt
+
+
+@pytest.fixture(params=sorted(NATIVE_STREAMS))
+def native_kind(request):
+    return device_or_skip(request.param)
+
+
+N = 4096
+
+
+def slow_add(mod, kind, a, b, c, stream):
+    mod["slow_add"](a, b, c, N, SLOW_ROUNDS[kind], *launch_params(kind, N), stream=stream)
+
+
+def test_a_launch_on_a_stream_is_pending_there_until_a_wait(native_kind):
+    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+    x, y, a, b = inputs(dev, N)
+    c = modrt.empty((N,), "float32", dev)
+    s = modrt.Stream(dev)
+    dev.sync(timeout=60)
+    mod["vadd"](a, b, c, N, *launch_params(native_kind, N), stream=s)
+    # Pending until a wait learns otherwise: recorded on `s`, not the default stream.
+    assert f"vadd (grid [{N // BLOCK}, 1, 1], block [{BLOCK}, 1, 1])" in s.pending
+    assert dev.default_stream.pending == ""
+    s.synchronize(timeout=60)
+    assert s.pending == ""
+    np.testing.assert_allclose(c.numpy(stream=s), x + y, rtol=1e-6)
+    with pytest.raises(TypeError, match="modrt.Stream"):
+        mod["vadd"](a, b, c, N, *launch_params(native_kind, N), stream=3)
+
+
+def test_a_stream_waits_for_another_streams_event(native_kind):
+    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+    _, _, a, b = inputs(dev, N)
+    c = modrt.tensor(np.zeros(N, "float32"), dev)
+    d = modrt.tensor(np.zeros(N, "float32"), dev)
+    first, second = modrt.Stream(dev), modrt.Stream(dev)
+    for _ in range(3):
+        slow_add(mod, native_kind, a, b, c, first)
+    second.wait(first.record())
+    mod["vadd"](c, c, d, N, *launch_params(native_kind, N), stream=second)
+    doubled = d.numpy(stream=second, timeout=120)  # waits for `second` only
+    expected = c.numpy(stream=first, timeout=120)
+    assert not np.all(expected == 0)
+    np.testing.assert_allclose(doubled, 2 * expected, rtol=1e-5)
+
+
+def test_events_carry_device_time_in_order(native_kind):
+    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+    if native_kind == "webgpu" and not dev.attr("supports_timestamp_query"):
+        pytest.skip(f"{dev.name} has no timestamp queries (backends/webgpu/native_streams_test.py tests the refusal)")
+    _, _, a, b = inputs(dev, N)
+    c = modrt.empty((N,), "float32", dev)
+    s = modrt.Stream(dev)
+    start = s.record()
+    slow_add(mod, native_kind, a, b, c, s)
+    middle = s.record()
+    slow_add(mod, native_kind, a, b, c, s)
+    end = s.record()
+    end.synchronize(timeout=120)
+    assert start.query() and middle.query() and end.query()
+    first, both = middle.elapsed_ms(start), end.elapsed_ms(start)
+    assert first > 0.0 and both > first
+    assert start.elapsed_ms(end) == pytest.approx(-both)
+    # The default stream has device time too.
+    e0 = dev.default_stream.record()
+    vadd(mod, native_kind, a, b, c, N)
+    e1 = dev.default_stream.record()
+    e1.synchronize(timeout=60)
+    assert e1.elapsed_ms(e0) >= 0.0
+
+
+def test_async_ranged_copies_on_a_stream(native_kind):
+    dev = modrt.device(native_kind)
+    s = modrt.Stream(dev)
+    t = modrt.tensor(np.zeros(16, "int32"), dev)
+    src = np.arange(4, dtype="int32")
+    t.copyfrom(src, offset=8, stream=s)  # elements 2..5
+    src[:] = -1  # staged when the copy was made: it keeps the values it was given
+    np.testing.assert_array_equal(t.numpy(stream=s)[:7], [0, 0, 0, 1, 2, 3, 0])
+    part = np.empty(3, "int32")
+    assert t.copyto(part, offset=12, stream=s) is part
+    np.testing.assert_array_equal(part, [1, 2, 3])
+    whole = np.arange(16, dtype="int32") * 3
+    t.copyfrom(whole, stream=s)
+    np.testing.assert_array_equal(t.numpy(stream=s, timeout=60), whole)
+    with pytest.raises(ValueError, match="outside the tensor"):
+        t.copyfrom(np.arange(4, dtype="int32"), offset=56, stream=s)
+    with pytest.raises(ValueError, match="cannot run on a stream of"):
+        t.numpy(stream=modrt.Stream(modrt.device("cpu")))
+
+
+def test_device_to_device_copies_on_a_stream(native_kind):
+    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+    x, y, a, b = inputs(dev, N)
+    s = modrt.Stream(dev)
+    c = modrt.empty((N,), "float32", dev)
+    copy = modrt.empty((N,), "float32", dev)
+    mod["vadd"](a, b, c, N, *launch_params(native_kind, N), stream=s)
+    copy.copyfrom(c, stream=s)  # after the launch: ordered on `s`
+    np.testing.assert_allclose(copy.numpy(stream=s), x + y, rtol=1e-6)
+    again = modrt.empty((N,), "float32", dev)
+    again.copyfrom(copy)  # on the current (default) stream
+    np.testing.assert_allclose(again.numpy(), x + y, rtol=1e-6)
+    with pytest.raises(ValueError, match="bytes into one of"):
+        modrt.empty((3,), "float32", dev).copyfrom(copy, stream=s)
