@@ -30,8 +30,9 @@ def modrt_py_test(name, srcs, deps = [], data = [], integration = False, **kwarg
       srcs: pytest files.
       deps: extra py_library deps.
       data: extra runfiles.
-      integration: an integration test (a whole model, a cluster, a nested
-        Bazel build): run only with --config=integration, tagged "integration".
+      integration: an integration test (tinygrad or a model on modrt, a
+        cluster, a nested Bazel build): run only with --config=integration,
+        tagged "integration".
       **kwargs: passed to py_test (tags, size, env, target_compatible_with, ...).
     """
     kwargs.setdefault("size", "small")
