@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -59,6 +58,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cluster as cl
+import gpu_routing
+from execution_log import digest_key, output_digests, read_execution_log
+from hosts_cluster import HostsCluster
 from netns_hosts import Hosts
 from verdicts import BUILD, GPU_ROUTING, REMOTE_EXECUTION, RESULT, Verdicts, count_cache_hits
 
@@ -72,33 +74,6 @@ LOCAL_ONLY_LEFT_OUT = ["--test_tag_filters=-local"]
 # A test's own outputs (its log, its XML report) carry timings: not compared.
 NOT_REPRODUCIBLE = {"TestRunner"}
 MIN_HOSTS = 4  # BuildGrid's, two workers', Bazel's
-# A test that asks for a GPU, and nothing more (it needs none): the GPU routing step's.
-GPU_PROBE = "//tools/remote_execution:gpu_property_probe_test"
-GPU_PROBE_RUNS = 4
-
-
-def read_execution_log(path: Path) -> list[dict]:
-    """Bazel's --execution_log_json_file: a stream of SpawnExec JSON objects."""
-    text = path.read_text()
-    decoder = json.JSONDecoder()
-    spawns, i = [], 0
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text):
-            return spawns
-        obj, i = decoder.raw_decode(text, i)
-        spawns.append(obj)
-
-
-def digest_key(spawn: dict) -> str:
-    d = spawn.get("digest") or {}
-    return f"{d.get('hash')}/{d.get('sizeBytes')}"
-
-
-def output_digests(spawn: dict) -> list[tuple[str, str]]:
-    """(path, content digest) of each file the action produced."""
-    return sorted((o.get("path", "?"), digest_key(o)) for o in spawn.get("actualOutputs", []))
 
 
 class Demo:
@@ -123,7 +98,7 @@ class Demo:
         if gpu_hosts and not 0 < gpu_hosts <= hosts - 3:
             raise ValueError(f"--gpu-hosts {gpu_hosts}: between 1 and the {max(hosts - 3, 0)} worker hosts of --hosts")
         self.gpu_hosts = gpu_hosts
-        self.cluster: cl.Cluster | cl.HostsCluster = cl.Cluster(self.state, workers=workers, port=0)
+        self.cluster: cl.Cluster | HostsCluster = cl.Cluster(self.state, workers=workers, port=0)
         self.client = None  # the host Bazel runs on (None: this machine)
         self.first_spawns: list[dict] = []
         self.first_ran: dict[str, str] = {}
@@ -196,7 +171,7 @@ class Demo:
 
     def where(self, worker: str | None) -> str:
         """The host a worker runs on (with --hosts), else the worker itself."""
-        host = self.cluster.host_of(worker) if isinstance(self.cluster, cl.HostsCluster) and worker else None
+        host = self.cluster.host_of(worker) if isinstance(self.cluster, HostsCluster) and worker else None
         return host.name if host is not None else worker or "?"
 
     def show_workers(self, spawns: list[dict], since: float) -> dict[str, str]:
@@ -204,7 +179,7 @@ class Demo:
         jobs = {digest: worker for digest, worker, _, _ in self.cluster.jobs(since)}
         ran = {digest_key(s): jobs.get(digest_key(s), "?") for s in spawns if s.get("runner") == "remote"}
         for worker, n in sorted(Counter(ran.values()).items()):
-            host = self.cluster.host_of(worker) if isinstance(self.cluster, cl.HostsCluster) else None
+            host = self.cluster.host_of(worker) if isinstance(self.cluster, HostsCluster) else None
             on = f"{host.name} ({host.address}), worker {worker}" if host is not None else worker
             print(f"     on {on}: {n} actions")
         return ran
@@ -223,7 +198,7 @@ class Demo:
                 hosts = stack.enter_context(Hosts(self.host_count, shared=[str(self.workspace)]))
                 print(f"== {self.host_count} hosts on this machine (tools/netns_hosts, {hosts.subnet}):", flush=True)
                 server, *workers, self.client = hosts
-                self.cluster = cl.HostsCluster(self.state, server, workers, gpu_hosts=self.gpu_hosts)
+                self.cluster = HostsCluster(self.state, server, workers, gpu_hosts=self.gpu_hosts)
                 print(f"   {server.name} {server.address}: BuildGrid and its database")
                 for i, host in enumerate(workers):
                     gpu = f", declaring {cl.GPU_PROPERTY}=cuda" if i >= len(workers) - self.gpu_hosts else ""
@@ -236,11 +211,11 @@ class Demo:
                 )
             stack.enter_context(self.cluster)
             print(f"   remote executor {self.cluster.endpoint}, instance {cl.INSTANCE}")
-            if self.gpu_tests_served():
+            if gpu_routing.tests_served(self):
                 self.first()
                 self.second()
                 if self.gpu_hosts:
-                    self.gpu_routing()
+                    gpu_routing.check_routing(self)
                 self.third()
             print("== stopping the cluster", flush=True)
             self.shutdown()  # while its host, if any, still runs
@@ -287,118 +262,6 @@ class Demo:
         )
         return 1
 
-    def gpu_needs(self) -> dict[str, str]:
-        """{test label: the value of the gpu property it asks for}, for the
-        patterns' tests whose exec_properties ask for one and that this
-        build's flags leave compatible (an incompatible one is skipped, not run)."""
-
-        def tests(pattern: str) -> str:
-            # A wildcard leaves out tests tagged manual, as `bazel test` does; a named one is run.
-            wildcard = pattern.endswith(("...", ":all", ":*", ":all-targets"))
-            return f"(tests({pattern}) - attr(tags, '\\bmanual\\b', {pattern}))" if wildcard else f"tests({pattern})"
-
-        positive = [tests(p) for p in self.patterns if not p.startswith("-")]
-        negative = [p[1:] for p in self.patterns if p.startswith("-")]
-        expression = f"({' + '.join(positive)})" + "".join(f" - {p}" for p in negative)
-        asking = f"attr(exec_properties, {cl.GPU_PROPERTY}, {expression})"
-        wanted = {cl.GPU_PROPERTY, f"test.{cl.GPU_PROPERTY}"}
-        query = self.run_bazel(
-            [*self.bazel, "query", "--output=streamed_jsonproto", asking], capture_output=True, text=True
-        )
-        if query.returncode != 0:
-            raise RuntimeError(f"bazel query of the tests that need a GPU failed:\n{query.stderr[-3000:]}")
-        needs = {}
-        for line in query.stdout.splitlines():
-            rule = json.loads(line).get("rule", {})
-            for attribute in rule.get("attribute", []):
-                if attribute.get("name") == "exec_properties":
-                    for item in attribute.get("stringDictValue", []):
-                        if item.get("key") in wanted:
-                            needs[rule["name"]] = item.get("value", "")
-        if not needs:
-            return needs
-        compatible = self.run_bazel(
-            [
-                *self.bazel,
-                "cquery",
-                *self.flags(self.scratch / "cquery.exec.json"),
-                "--output=starlark",
-                "--starlark:expr=str(target.label) if 'IncompatiblePlatformProvider' not in providers(target) else ''",
-                asking,
-            ],
-            capture_output=True,
-            text=True,
-        )
-        if compatible.returncode != 0:
-            raise RuntimeError(f"bazel cquery of the tests that need a GPU failed:\n{compatible.stderr[-3000:]}")
-        kept = {line.strip().removeprefix("@@").removeprefix("@") for line in compatible.stdout.splitlines()}
-        return {label: value for label, value in needs.items() if label in kept}
-
-    def gpu_tests_served(self) -> bool:
-        """Every test that asks for a GPU has a worker that declares it; else
-        the demo says which, and why it stops before building."""
-        needs = self.gpu_needs()
-        declared = {w.properties.get(cl.GPU_PROPERTY) for w in self.cluster.worker_list if w.alive()} - {None}
-        print(
-            f"== tests that ask for a GPU: {len(needs)}"
-            + (f" ({', '.join(f'{t}: {cl.GPU_PROPERTY}={v}' for t, v in sorted(needs.items()))})" if needs else "")
-            + f"; workers declaring one: {', '.join(f'{cl.GPU_PROPERTY}={v}' for v in sorted(declared)) or 'none'}",
-            flush=True,
-        )
-        if not needs:
-            return True
-        unserved = {t: v for t, v in needs.items() if v not in declared}
-        workers = ", ".join(w.name for w in self.cluster.worker_list)
-        return self.verdicts.check(
-            GPU_ROUTING,
-            not unserved,
-            "every test that asks for a GPU has a worker that declares it"
-            if not unserved
-            else "no build: "
-            + "; ".join(f"{t} asks for {cl.GPU_PROPERTY}={v}" for t, v in sorted(unserved.items()))
-            + f", and no worker ({workers}) declares it, so BuildGrid would queue it until one joins"
-            " and the build would not end. Add a worker that declares it (here --hosts N --gpu-hosts 1;"
-            " on a GPU machine `cluster -- --join ... --gpu-workers 1`), or leave the test out",
-        )
-
-    def gpu_routing(self) -> None:
-        gpu_hosts = [w.name for w in self.cluster.worker_list if w.properties.get(cl.GPU_PROPERTY)]
-        print(
-            f"== GPU routing: {GPU_PROBE} asks for {cl.GPU_PROPERTY}=cuda and runs {GPU_PROBE_RUNS} times"
-            f" (--runs_per_test, --noremote_accept_cached); declaring it: {', '.join(map(self.where, gpu_hosts))}",
-            flush=True,
-        )
-        since = time.time()
-        rc, output, spawns, _ = self.run_probe()
-        ran = self.show_workers(spawns, since)
-        self.verdicts.build("the GPU routing build", rc, output)
-        asking = [
-            s
-            for s in spawns
-            if s.get("runner") == "remote"
-            and {p.get("name"): p.get("value") for p in s.get("platform", {}).get("properties", [])}.get(
-                cl.GPU_PROPERTY
-            )
-        ]
-        # Each run is a test action (test-setup.sh) and, here, the action that
-        # writes its XML report; both ask for the GPU (the "test" exec group).
-        runs = [s for s in asking if s.get("commandArgs", [""])[0].endswith("test-setup.sh")]
-        elsewhere = [self.where(ran.get(digest_key(s))) for s in asking if ran.get(digest_key(s)) not in gpu_hosts]
-        self.verdicts.check(
-            GPU_ROUTING,
-            len(runs) == GPU_PROBE_RUNS and not elsewhere,
-            f"{len(runs)} runs of the probe: {len(asking) - len(elsewhere)} of the {len(asking)} actions asking"
-            f" for {cl.GPU_PROPERTY}=cuda ran on a host that declares it"
-            + (f"; others ran on {', '.join(elsewhere)}" if elsewhere else ""),
-        )
-
-    def run_probe(self) -> tuple[int, str, list[dict], float]:
-        patterns, self.patterns = self.patterns, [GPU_PROBE]
-        try:
-            return self.bazel_test("gpu", ["--noremote_accept_cached", f"--runs_per_test={GPU_PROBE_RUNS}"])
-        finally:
-            self.patterns = patterns
-
     def first(self) -> None:
         print(
             f"== 1. bazel test {' '.join(self.patterns)} --config=cpu-runtimes --config=remote-exec,"
@@ -443,7 +306,7 @@ class Demo:
 
     def third(self) -> None:
         victim = self.cluster.worker_list[0]
-        cut = self.cluster.host_of(victim.name) if isinstance(self.cluster, cl.HostsCluster) else None
+        cut = self.cluster.host_of(victim.name) if isinstance(self.cluster, HostsCluster) else None
         lost = f"{cut.name}'s link is cut" if cut is not None else f"{victim.name} is killed"
         print(
             f"== 3. bazel clean; the same build with --noremote_accept_cached (every action executes"
@@ -518,7 +381,7 @@ class Demo:
         ]
         print(
             f"   {len(again)} actions ran remotely in builds 1 and 3, {len(moved)} of them on another"
-            f" {'host' if isinstance(self.cluster, cl.HostsCluster) else 'worker'} the second time"
+            f" {'host' if isinstance(self.cluster, HostsCluster) else 'worker'} the second time"
         )
         self.check(
             bool(moved) and not differ,

@@ -17,6 +17,8 @@ import tempfile
 from pathlib import Path
 
 import demo as demo_module
+from execution_log import read_execution_log
+from gpu_routing import GPU_PROBE
 from verdicts import BUILD, GPU_ROUTING, REMOTE_EXECUTION, count_cache_hits
 
 PASSING = "//tools/remote_execution:demo_fixture_passing_test"
@@ -70,7 +72,7 @@ def test_a_failing_test_is_named_as_a_test_failure_not_a_cache_failure(capsys):
 
     # The second build really did re-run the failed test remotely: counted
     # naively over every cacheable action, it would have read as a cache miss.
-    second = demo_module.read_execution_log(scratch / "second.exec.json")
+    second = read_execution_log(scratch / "second.exec.json")
     cache = count_cache_hits(second)
     assert cache.failed == [FAILING], cache
     assert cache.held, cache
@@ -85,14 +87,14 @@ def test_a_failing_test_is_named_as_a_test_failure_not_a_cache_failure(capsys):
 
 def test_a_gpu_test_with_no_worker_declaring_a_gpu_stops_the_demo_with_a_clear_message(capsys):
     """Without the check, BuildGrid would keep the probe queued and the build would never end."""
-    with demo_in_scratch([PASSING, demo_module.GPU_PROBE]) as (demo, scratch):
+    with demo_in_scratch([PASSING, GPU_PROBE]) as (demo, scratch):
         status = demo.run()
     out = demo_output(capsys)
 
     assert status == 1, out
     assert not (scratch / "first.log").exists(), "a build ran"
     [message] = demo.verdicts.failures(GPU_ROUTING)
-    assert message.startswith(f"no build: {demo_module.GPU_PROBE} asks for gpu=cuda, and no worker (")
+    assert message.startswith(f"no build: {GPU_PROBE} asks for gpu=cuda, and no worker (")
     assert "declares it, so BuildGrid would queue it until one joins" in message
     assert "remote execution demo FAILED: remote execution not checked; GPU routing failed" in out
     assert demo.verdicts.failures(REMOTE_EXECUTION) == []
