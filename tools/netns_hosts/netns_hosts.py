@@ -60,14 +60,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-# RFC 5737: documentation and test networks, never routed on the internet.
-TEST_NETS = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
-ALIAS_PREFIX = "netns_hosts "
+from namespaces import (
+    ALIAS_PREFIX,
+    TEST_NETS,
+    HostsError,
+    free_test_subnet,
+    kill_netns,
+    networks_in_use,
+    pids_by_netns,
+    reap,
+    run_checked,
+    start_time,
+    sweep_stale,
+)
+
 # Interface names: "nh" + run id (6 hex) + "br" | "e<k>" (the host's end) | "f<k>" (the bridge's end).
 IFNAME_PREFIX = "nh"
 MAX_HOSTS = 99  # keeps every interface name within IFNAMSIZ (15)
-STOP_GRACE_S = 5.0
-KILL_WAIT_S = 10.0
 
 T = TypeVar("T")
 
@@ -95,127 +104,6 @@ for path in "$@"; do
   mount --bind "$path" "$stage${path#/tmp}"
 done
 mount --move "$stage" /tmp"""
-
-
-class HostsError(RuntimeError):
-    """The hosts could not be made or a command on them failed."""
-
-
-def _run(argv: list[str], what: str) -> str:
-    out = subprocess.run(argv, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise HostsError(f"{what} failed (exit {out.returncode}): {' '.join(argv)}\n{out.stderr.strip()}")
-    return out.stdout
-
-
-def _start_time(pid: int) -> int | None:
-    """The process's start time in clock ticks since boot (tells a pid from its reuse)."""
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _netns_inode(pid: int) -> int | None:
-    try:
-        return os.stat(f"/proc/{pid}/ns/net").st_ino
-    except OSError:
-        return None
-
-
-def _pids_by_netns() -> dict[int, list[int]]:
-    """{network namespace inode: pids in it}, for every process."""
-    found: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            inode = _netns_inode(int(entry.name))
-            if inode is not None:
-                found.setdefault(inode, []).append(int(entry.name))
-    return found
-
-
-def _kill_all(pids: list[int], sig: int) -> None:
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, sig)
-
-
-def _reap(proc: subprocess.Popen | None) -> None:
-    if proc is not None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(5)
-
-
-def kill_netns(inode: int, spare: set[int] = frozenset(), grace: float = STOP_GRACE_S) -> list[int]:
-    """SIGTERM to every process in the network namespace `inode` (but `spare`),
-    SIGKILL to those left after `grace` s, until none is left. Returns the pids.
-    Raises HostsError if some survive SIGKILL for 10 s (stuck in the kernel)."""
-    killed: set[int] = set()
-    deadline = time.monotonic() + grace
-    sig = signal.SIGTERM
-    while True:
-        pids = [p for p in _pids_by_netns().get(inode, []) if p not in spare]
-        if not pids:
-            return sorted(killed)
-        if time.monotonic() > deadline + KILL_WAIT_S:
-            raise HostsError(f"processes {pids} of a host survived SIGKILL for {KILL_WAIT_S:.0f} s")
-        if time.monotonic() > deadline:
-            sig = signal.SIGKILL
-        _kill_all([p for p in pids if sig == signal.SIGKILL or p not in killed], sig)
-        killed.update(pids)
-        time.sleep(0.05)
-
-
-def sweep_stale() -> list[str]:
-    """Kills the processes of hosts whose run's caller is gone (SIGKILLed):
-    namespaces whose loopback carries a netns_hosts alias naming a dead
-    caller. Returns one line per namespace swept."""
-    swept = []
-    own = _netns_inode(os.getpid())
-    for inode, pids in _pids_by_netns().items():
-        if inode == own:
-            continue
-        alias = None
-        for pid in pids:  # any process of the namespace will do; it may exit meanwhile
-            out = subprocess.run(
-                ["nsenter", f"--net=/proc/{pid}/ns/net", "ip", "-j", "link", "show", "dev", "lo"],
-                capture_output=True,
-                text=True,
-            )
-            if out.returncode == 0:
-                alias = (json.loads(out.stdout) or [{}])[0].get("ifalias", "")
-                break
-        if not alias or not alias.startswith(ALIAS_PREFIX):
-            continue
-        fields = dict(item.split("=", 1) for item in alias[len(ALIAS_PREFIX) :].split() if "=" in item)
-        pid_text, _, start_text = fields.get("caller", "").partition(":")
-        if pid_text.isdigit() and start_text.isdigit() and _start_time(int(pid_text)) == int(start_text):
-            continue  # its caller still runs: not stale
-        killed = kill_netns(inode, grace=1.0)
-        swept.append(f"run {fields.get('run', '?')} ({fields.get('host', '?')}): killed pids {killed}")
-    return swept
-
-
-def networks_in_use() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    """The networks of this namespace's own addresses and routes."""
-    found = []
-    addresses = json.loads(_run(["ip", "-j", "addr", "show"], "listing this machine's addresses"))
-    for interface in addresses:
-        for a in interface.get("addr_info", []):
-            found.append(ipaddress.ip_interface(f"{a['local']}/{a['prefixlen']}").network)
-    for route in json.loads(_run(["ip", "-j", "route", "show"], "listing this machine's routes")):
-        if route.get("dst", "default") != "default":
-            found.append(ipaddress.ip_network(route["dst"], strict=False))
-    return found
-
-
-def free_test_subnet() -> str:
-    """The first RFC 5737 range that no address or route of this machine overlaps."""
-    in_use = networks_in_use()
-    for net in TEST_NETS:
-        if not any(net.overlaps(other) for other in in_use if other.version == net.version):
-            return str(net)
-    raise HostsError(f"this machine's own network overlaps every RFC 5737 range ({', '.join(map(str, TEST_NETS))})")
 
 
 def _in_netns(netns_fd: int, fn: Callable[[], T]) -> T:
@@ -287,10 +175,10 @@ class Host:
 
     def pids(self) -> list[int]:
         """Every process on this host (in its network namespace), the holder included."""
-        return sorted(_pids_by_netns().get(self.netns, [])) if self.netns is not None else []
+        return sorted(pids_by_netns().get(self.netns, [])) if self.netns is not None else []
 
     def _link(self, state: str) -> None:
-        _run(
+        run_checked(
             ["nsenter", f"--net=/proc/{self.fabric()}/ns/net", "ip", "link", "set", "dev", self.port, state],
             f"setting {self.name}'s link {state}",
         )
@@ -304,7 +192,7 @@ class Host:
         self._link("up")
 
     def link_up(self) -> bool:
-        out = _run(
+        out = run_checked(
             ["nsenter", f"--net=/proc/{self.fabric()}/ns/net", "ip", "-j", "link", "show", "dev", self.port],
             f"reading {self.name}'s link",
         )
@@ -360,7 +248,7 @@ class Hosts:
 
     def _alias(self, host: str) -> str:
         pid = os.getpid()
-        return f"{ALIAS_PREFIX}run={self.run_id} host={host} caller={pid}:{_start_time(pid)}"
+        return f"{ALIAS_PREFIX}run={self.run_id} host={host} caller={pid}:{start_time(pid)}"
 
     def _holder(self, name: str, namespaces: list[str], setup: str, *args: str) -> subprocess.Popen:
         """A process in new namespaces that runs `setup` (sh), says ready and
@@ -410,8 +298,8 @@ class Hosts:
         bridge = f"{IFNAME_PREFIX}{self.run_id}br"
         self.fabric_holder = self._holder("fabric", ["--net"], "", self._alias("fabric"))
         fabric = f"--net=/proc/{self.fabric_holder.pid}/ns/net"
-        _run(["nsenter", fabric, "ip", "link", "add", bridge, "type", "bridge"], "making the bridge")
-        _run(["nsenter", fabric, "ip", "link", "set", bridge, "up"], "bringing the bridge up")
+        run_checked(["nsenter", fabric, "ip", "link", "add", bridge, "type", "bridge"], "making the bridge")
+        run_checked(["nsenter", fabric, "ip", "link", "set", bridge, "up"], "bringing the bridge up")
         for k in range(1, self.count + 1):
             name = f"host{k}"
             host = Host(
@@ -441,7 +329,7 @@ class Hosts:
             self.hosts.append(host)
             host.netns_fd = os.open(f"/proc/{host.holder.pid}/ns/net", os.O_RDONLY)
             host.netns = os.fstat(host.netns_fd).st_ino
-            _run(
+            run_checked(
                 [
                     "nsenter",
                     fabric,
@@ -459,16 +347,16 @@ class Hosts:
                 ],
                 f"making {name}'s link",
             )
-            _run(
+            run_checked(
                 ["nsenter", fabric, "ip", "link", "set", host.port, "master", bridge, "up"],
                 f"plugging {name} into the bridge",
             )
             inside = f"--net=/proc/{host.holder.pid}/ns/net"
-            _run(
+            run_checked(
                 ["nsenter", inside, "ip", "addr", "add", f"{host.address}/{host.prefixlen}", "dev", host.interface],
                 f"addressing {name}",
             )
-            _run(["nsenter", inside, "ip", "link", "set", host.interface, "up"], f"bringing {name}'s link up")
+            run_checked(["nsenter", inside, "ip", "link", "set", host.interface, "up"], f"bringing {name}'s link up")
 
     def stop(self) -> None:
         """Every process on every host, then the holders: the namespaces and
@@ -482,7 +370,7 @@ class Hosts:
                 if host.holder is not None:
                     with contextlib.suppress(ProcessLookupError):
                         host.holder.kill()
-                    _reap(host.holder)
+                    reap(host.holder)
                 if host.netns is not None:
                     kill_netns(host.netns, grace=0)  # anything that entered as the holder died
             except HostsError as e:
@@ -494,7 +382,7 @@ class Hosts:
         if self.fabric_holder is not None:
             with contextlib.suppress(ProcessLookupError):
                 self.fabric_holder.kill()
-            _reap(self.fabric_holder)
+            reap(self.fabric_holder)
             self.fabric_holder = None
         if stuck:
             raise HostsError("; ".join(stuck))

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import namespaces
 import netns_hosts as nh
 import pytest
 
@@ -33,13 +34,13 @@ def ip_json(host: nh.Host, *args: str) -> list[dict]:
 
 
 def alive(pid: int, started: int | None) -> bool:
-    return started is not None and nh._start_time(pid) == started
+    return started is not None and namespaces.start_time(pid) == started
 
 
 def interfaces_of_run(run_id: str) -> list[str]:
     """Every interface anywhere on the machine whose name is of this run."""
     found = []
-    for pids in nh._pids_by_netns().values():
+    for pids in namespaces.pids_by_netns().values():
         out = subprocess.run(
             ["nsenter", f"--net=/proc/{pids[0]}/ns/net", "ip", "-j", "link", "show"], capture_output=True, text=True
         )
@@ -130,7 +131,7 @@ def test_nothing_a_host_sends_can_leave_the_machine():
                     return e.errno
             return 0
 
-        others = [str(n.network_address + 1) for n in nh.TEST_NETS if str(n) != hosts.subnet]
+        others = [str(n.network_address + 1) for n in namespaces.TEST_NETS if str(n) != hosts.subnet]
         assert len(others) == 2
         for address in [*others, *own_addresses]:
             assert host.in_netns(lambda a=address: udp_connect(a)) == errno.ENETUNREACH, address
@@ -166,8 +167,8 @@ def test_stop_removes_every_process_and_link_after_an_exception_too():
         # A daemon that left its parent is found by its namespace all the same.
         hosts.host(1).run(["sh", "-c", "setsid sleep 600 </dev/null >/dev/null 2>&1 &"], check=True)
         assert wait_until(lambda: len(hosts.host(1).pids()) == 2)
-        processes = {p: nh._start_time(p) for h in hosts for p in h.pids()}
-        processes[hosts.fabric_holder.pid] = nh._start_time(hosts.fabric_holder.pid)
+        processes = {p: namespaces.start_time(p) for h in hosts for p in h.pids()}
+        processes[hosts.fabric_holder.pid] = namespaces.start_time(hosts.fabric_holder.pid)
         assert len(processes) == 5  # two holders, two sleeps, the fabric's holder
         assert interfaces_of_run(run_id)
         raise RuntimeError("in the block")
@@ -193,9 +194,11 @@ def start_cli(*args: str) -> tuple[subprocess.Popen, str, dict[str, int]]:
 
 def sleeper_on(holder: int) -> int:
     """The `sleep 600` the CLI runs on the host of this holder."""
-    inode = nh._netns_inode(holder)
+    inode = namespaces.netns_inode(holder)
     found: list[int] = []
-    assert wait_until(lambda: found.extend(p for p in nh._pids_by_netns().get(inode, []) if p != holder) or found)
+    assert wait_until(
+        lambda: found.extend(p for p in namespaces.pids_by_netns().get(inode, []) if p != holder) or found
+    )
     return found[0]
 
 
@@ -203,7 +206,7 @@ def sleeper_on(holder: int) -> int:
 def test_the_cli_removes_the_hosts_when_terminated(sig):
     proc, run_id, holders = start_cli("--hosts", "2", "--on", "2", "--", "sleep", "600")
     sleeper = sleeper_on(holders["host2"])
-    watched = {p: nh._start_time(p) for p in [sleeper, *holders.values()]}
+    watched = {p: namespaces.start_time(p) for p in [sleeper, *holders.values()]}
     proc.send_signal(sig)
     assert proc.wait(30) == 130
     assert not [p for p, started in watched.items() if alive(p, started)]
@@ -213,11 +216,11 @@ def test_the_cli_removes_the_hosts_when_terminated(sig):
 def test_after_a_sigkill_the_next_start_sweeps_what_was_left():
     proc, run_id, holders = start_cli("--hosts", "2", "--on", "2", "--", "sleep", "600")
     sleeper = sleeper_on(holders["host2"])
-    started = nh._start_time(sleeper)
+    started = namespaces.start_time(sleeper)
     proc.kill()
     proc.wait()
     # The holders die with their caller; what ran on a host outlives it and keeps its namespace.
-    assert wait_until(lambda: not any(alive(p, nh._start_time(p)) for p in holders.values()))
+    assert wait_until(lambda: not any(alive(p, namespaces.start_time(p)) for p in holders.values()))
     assert alive(sleeper, started)
     # The fabric went, so host 2's link went with it: the kernel removes a dead
     # namespace's interfaces in the background, later on a loaded machine.
@@ -231,12 +234,14 @@ def test_only_test_networks_that_this_machine_does_not_use_are_accepted():
     for subnet in ["10.0.0.0/24", "192.168.1.0/24", "192.0.3.0/24", "0.0.0.0/0"]:
         with pytest.raises(ValueError, match="RFC 5737"):
             nh.Hosts(2, subnet)
-    free = ipaddress.ip_network(nh.free_test_subnet())
-    assert free in nh.TEST_NETS
+    free = ipaddress.ip_network(namespaces.free_test_subnet())
+    assert free in namespaces.TEST_NETS
     with pytest.raises(ValueError, match="hosts: between 1 and"):
         nh.Hosts(7, str(next(free.subnets(new_prefix=29))))
     assert nh.Hosts(2, str(free)).subnet == str(free)
-    in_use = [n for n in nh.TEST_NETS if any(n.overlaps(o) for o in nh.networks_in_use() if o.version == 4)]
+    in_use = [
+        n for n in namespaces.TEST_NETS if any(n.overlaps(o) for o in namespaces.networks_in_use() if o.version == 4)
+    ]
     for net in in_use:  # this machine's own (a VM on 192.0.2.0/24, say)
         with pytest.raises(ValueError, match="overlaps this machine's own network"):
             nh.Hosts(2, str(net))
