@@ -170,9 +170,14 @@ WAITS_AFTER_A_TIMEOUT = {
     "empty_cache()": "lambda: dev.empty_cache()",
     # On a stream of its own: not held at the in-flight limit the launches before reached.
     "the first launch of another kernel": "lambda: mod['slow_add'](a, a, out, 4, 1, *params, stream=modrt.Stream(dev))",
-    # After the one case that records an event: on webgpu, an interrupted checked
-    # launch leaves a wait in wgpu-native that a later event_record waits behind (open).
     "a launch in checked mode": "lambda: checked_vadd(a, a, guarded, 4, *params, stream=modrt.Stream(dev))",
+    # Recording waits for nothing, even behind the wait the interrupted launch left
+    # running (on webgpu it blocked inside wgpu-native's device poll).
+    "an event recorded after the interrupted launch": "lambda: dev.default_stream.record()",
+    "asking whether an event is complete": (  # not complete while the spin runs
+        "lambda: None if dev.default_stream.record().query() is False else 1 / 0"
+    ),
+    "a launch on a stream of its own": "lambda: launched_vadd(a, a, out, 4, *params, stream=modrt.Stream(dev))",
     "dropping a module": "lambda: (modules.clear(), gc.collect())",
 }
 # Waits inside the core (not Python's slices): the KeyboardInterrupt names the spin.
@@ -205,7 +210,8 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
         params = () if kind == "cpu" else (1, 4)
         a = modrt.tensor(np.ones(4, "float32"), dev)
         out = modrt.tensor(np.ones(4, "float32"), dev)
-        mod["vadd"](a, a, out, 4, *params)  # its first launch is behind it
+        launched_vadd = mod["vadd"]
+        launched_vadd(a, a, out, 4, *params)  # its first launch is behind it
         modules = [modrt.compile({source!r}, kind, {signatures!r})]
         modules[0]["vadd"](a, a, out, 4, *params)  # a module with a pipeline built
         with modrt.checked():
@@ -262,6 +268,13 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
     expected = {name: "INTERRUPTED" for name in WAITS_AFTER_A_TIMEOUT}
     # A module dropped while the device may be stuck is destroyed on a thread of its own.
     expected["dropping a module"] = "RETURNED"
+    # Calls that wait for nothing return (the runtime stays usable).
+    for name in (
+        "an event recorded after the interrupted launch",
+        "asking whether an event is complete",
+        "a launch on a stream of its own",
+    ):
+        expected[name] = "RETURNED"
     if kind == "cpu":  # host memory and host launches: nothing to wait for
         for name in ("an allocation in checked mode", "empty_cache()", "the first launch of another kernel"):
             expected[name] = "RETURNED"

@@ -173,15 +173,42 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
     return std::move(uncaptured_);
   }
 
+  // A submission made while earlier work still runs may wait in the driver
+  // until that work ends (lavapipe's vkQueueSubmit does), holding
+  // submit_mu(), which every launch and event recording takes: behind a
+  // kernel that never ends, none of them would return, and Ctrl-C could not
+  // end them. So the waits (on stream workers) submit a batch only once the
+  // work submitted before it is done, waited for without holding the lock.
+
+  // Waits for the work submitted so far (not the batch being recorded).
+  void AwaitSubmitted();
+  // Whether the work submitted so far is done, from one poll; never waits.
+  bool SubmittedDone();
   // Submits what is recorded and waits for all of it.
   void Drain();
 
-  // Polls the device, blocking until submitted work completes, until `done()`
-  // (a callback that a poll delivers, on this thread or another).
+  // Polls the device until `done()` (a callback that a poll delivers, on this
+  // thread or another). Never a blocking poll: wgpu-native holds the device's
+  // fence lock through one, and a queue submission waits for that lock, so a
+  // blocking poll behind a kernel that never ends stalled every other
+  // thread's submission, and the launches and events queued behind it.
   template <typename Done>
   void PollUntil(Done&& done) {
-    while (!done()) api_.wgpuDevicePoll(device_, 1, nullptr);
+    for (PollPacer pacer; !done(); pacer.Pause()) {
+      api_.wgpuDevicePoll(device_, 0, nullptr);
+      if (done()) return;
+    }
   }
+
+  // The pause between two polls: a yield at first (a small dispatch ends
+  // within microseconds), then sleeps growing to a millisecond.
+  class PollPacer {
+   public:
+    void Pause();
+
+   private:
+    int polls_ = 0;
+  };
 
  private:
   friend class plugin::LazyDriverState<Workspace>;
@@ -190,6 +217,8 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   std::string Init();
   // Keeps the first error wgpu reported outside any scope (or the device loss).
   void Record(std::string message);
+  // Set when the work submitted up to the latest batch is done. Callers hold submit_mu_.
+  std::shared_ptr<CallbackResult<bool>> WatchSubmittedLocked();
 
   static constexpr const char* kLabel = "modrt";
   std::unique_ptr<plugin::DriverLibrary> lib_;
@@ -206,6 +235,8 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   WGPUCommandEncoder pending_ = nullptr;
   int pending_count_ = 0;
   uint64_t batch_ = 0;
+  std::shared_ptr<CallbackResult<bool>> submitted_done_;  // WatchSubmittedLocked's, for
+  uint64_t submitted_done_batch_ = 0;                     // the batches before this one
 
  public:
   const std::string& version() const { return version_; }

@@ -87,10 +87,20 @@ void EncodeTimestamp(Workspace& ws, Event& event) {
 // asks wgpu to report when the work submitted so far is done (delivered by a
 // device poll). Not done by EventRecord: while a kernel that never ends runs,
 // a submission blocks, and the core records events on the caller's thread
-// but waits for them on a worker, where blocking is bounded.
-void Watch(Workspace& ws, Event& event) {
+// but waits for them on a worker, where blocking is bounded. The batch is
+// submitted once the work before it is done (webgpu_device.h): waited for
+// with `may_wait` (a worker), else false is returned meanwhile (EventQuery).
+bool Watch(Workspace& ws, Event& event, bool may_wait) {
+  bool unsubmitted = false;
+  {
+    std::lock_guard lock(ws.submit_mu());
+    if (event.watched) return true;
+    unsubmitted = ws.batch() == event.batch;
+  }
+  if (unsubmitted && may_wait) ws.AwaitSubmitted();
+  if (unsubmitted && !may_wait && !ws.SubmittedDone()) return false;
   std::lock_guard lock(ws.submit_mu());
-  if (event.watched) return;
+  if (event.watched) return true;
   if (ws.batch() == event.batch) ws.FlushLocked();
   WGPUQueueWorkDoneCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_AllowSpontaneous;
@@ -100,6 +110,7 @@ void Watch(Workspace& ws, Event& event) {
   cb.userdata1 = ShareWithCallback(event.done);
   ws.api().wgpuQueueOnSubmittedWorkDone(ws.queue(), cb);
   event.watched = true;
+  return true;
 }
 
 // The device ticks of a complete event's timestamp.
@@ -166,7 +177,7 @@ bool Queue::EventQuery(int device_id, void* event) {
   Workspace& ws = Workspace::Get();
   ws.Require(device_id);
   Event* e = AsEvent(event);
-  Watch(ws, *e);
+  if (!Watch(ws, *e, /*may_wait=*/false)) return false;
   ws.api().wgpuDevicePoll(ws.device(), 0, nullptr);
   if (!e->done->Done()) return false;
   EventSynchronize(device_id, event);  // complete: finishes its readbacks
@@ -177,7 +188,7 @@ void Queue::EventSynchronize(int device_id, void* event) {
   Workspace& ws = Workspace::Get();
   ws.Require(device_id);
   Event* e = AsEvent(event);
-  Watch(ws, *e);
+  Watch(ws, *e, /*may_wait=*/true);
   ws.PollUntil([&] { return e->done->Done(); });
   const auto [status, message] = e->done->Get();
   if (status != WGPUQueueWorkDoneStatus_Success) {

@@ -1,8 +1,12 @@
 // The WebGPU runtime's submission (webgpu_device.h): launches are recorded
 // into one command encoder, the batch, and submitted together to the
 // device's one queue: by the next sync, host copy, or a full batch.
+#include <algorithm>
+#include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "modrt/plugin/plugin.h"
 #include "webgpu_device.h"
@@ -50,9 +54,54 @@ void Workspace::Flush() {
   FlushLocked();
 }
 
+std::shared_ptr<CallbackResult<bool>> Workspace::WatchSubmittedLocked() {
+  if (submitted_done_ == nullptr || submitted_done_batch_ != batch_) {
+    submitted_done_ = std::make_shared<CallbackResult<bool>>();
+    submitted_done_batch_ = batch_;
+    WGPUQueueWorkDoneCallbackInfo cb{};
+    cb.mode = WGPUCallbackMode_AllowSpontaneous;
+    cb.callback = [](WGPUQueueWorkDoneStatus, WGPUStringView, void* done, void*) {
+      TakeInCallback<CallbackResult<bool>>(done)->Set(true);
+    };
+    cb.userdata1 = ShareWithCallback(submitted_done_);
+    api_.wgpuQueueOnSubmittedWorkDone(queue_, cb);
+  }
+  return submitted_done_;
+}
+
+void Workspace::AwaitSubmitted() {
+  std::shared_ptr<CallbackResult<bool>> done;
+  {
+    std::lock_guard lock(submit_mu_);
+    done = WatchSubmittedLocked();
+  }
+  PollUntil([&] { return done->Done(); });
+}
+
+bool Workspace::SubmittedDone() {
+  std::shared_ptr<CallbackResult<bool>> done;
+  {
+    std::lock_guard lock(submit_mu_);
+    done = WatchSubmittedLocked();
+  }
+  if (!done->Done()) api_.wgpuDevicePoll(device_, 0, nullptr);
+  return done->Done();
+}
+
 void Workspace::Drain() {
+  AwaitSubmitted();  // the work before the batch: its submission then cannot wait in the driver
   Flush();
-  api_.wgpuDevicePoll(device_, 1, nullptr);
+  AwaitSubmitted();
+}
+
+void Workspace::PollPacer::Pause() {
+  constexpr int kYields = 64;
+  if (++polls_ <= kYields) {
+    std::this_thread::yield();
+    return;
+  }
+  const int doublings = std::min(polls_ - kYields, 7);  // 16 us .. 1 ms
+  std::this_thread::sleep_for(std::chrono::microseconds(8 << doublings));
 }
 
 }  // namespace webgpu
