@@ -164,9 +164,7 @@ WAITS_AFTER_A_TIMEOUT = {
     "copyfrom() into another tensor": "lambda: out.copyfrom(np.zeros(4, 'float32'))",
     "a launch held at the in-flight limit": "lambda: [mod['vadd'](a, a, out, 4, *params) for _ in range(4)]",
     "an allocation in checked mode": "checked_allocation",
-    "another backend's stream waiting for its event": (
-        "lambda: modrt.Stream(modrt.device(OTHER)).wait(dev.default_stream.record())"
-    ),
+    "another backend's stream waiting for its event": ("lambda: other_stream.wait(dev.default_stream.record())"),
     "empty_cache()": "lambda: dev.empty_cache()",
     # On a stream of its own: not held at the in-flight limit the launches before reached.
     "the first launch of another kernel": "lambda: mod['slow_add'](a, a, out, 4, 1, *params, stream=modrt.Stream(dev))",
@@ -219,6 +217,9 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
             checked_vadd = modules[0]["vadd"]
         checked_vadd(a, a, guarded, 4, *params)
         modrt.empty((4096,), "float32", dev)  # a block in the pool's cache
+        # The other backend's device starts now: the SIGINT must find its stream
+        # waiting, not its driver starting (slow on a loaded machine).
+        other_stream = modrt.Stream(modrt.device(OTHER))
         dev.sync(timeout=60)
 
         def checked_allocation():
