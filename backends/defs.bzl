@@ -243,7 +243,8 @@ def modrt_backend(
         name = "testing",
         srcs = native.glob(["testing/*.py"]),
         imports = ["testing"],
-        visibility = ["//visibility:public"],
+        # modrt's own shared suites only: not part of what a downstream uses.
+        visibility = ["//:__subpackages__"],
     )
     py_library(
         name = "hook",
