@@ -8,10 +8,7 @@ equal numpy and one device."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,21 +16,15 @@ from pathlib import Path
 
 import pytest
 from netns_hosts import Hosts
+from ray_hosts import DRIVER_PRELUDE, ray_cluster
 
-RAY_PORT = 6379
-HEALTH_CHECKS = {"health_check_period_ms": 1000, "health_check_timeout_ms": 1000, "health_check_failure_threshold": 3}
 DRIVER = r"""
-import json, sys, time
+import json, time
 import numpy as np
 import modrt
 import modrt.distributed as md
-import modrt.distributed._session as session_module
 from distributed_testing import OPENCL_VADD, OPENCL_VADD_SIGNATURE, kernels
 
-# The hosts share one PID namespace: Ray's driver, looking for its node's
-# raylet among the processes it sees, would take host1's (the head's) for
-# its own; it is told its address instead. The session joins that Ray.
-session_module._ray().init(address=sys.argv[1], _node_ip_address=sys.argv[2], logging_level="WARNING")
 out = {}
 with md.Session(devices="cpu:4", timeout=120) as sess:
     out["hosts"] = [w.host for w in sess.workers]
@@ -112,85 +103,18 @@ print(json.dumps(out), flush=True)
 """
 
 
-def ray_start(host, *args: str, env: dict[str, str]) -> None:
-    proc = host.run(
-        [sys.executable, "-m", "ray.scripts.scripts", "start", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert proc.returncode == 0, f"ray start on {host.name}:\n{proc.stdout}\n{proc.stderr}"
-
-
-def resources_on(host, env: dict[str, str], only: str | None = None) -> str:
-    proc = host.run(
-        [sys.executable, "-m", "modrt.distributed", "resources", "--workers-per-device", "2"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    offered = json.loads(proc.stdout)
-    return json.dumps({k: v for k, v in offered.items() if only in (None, k)})
-
-
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Hosts, dict[str, str]]]:
-    import modrt.distributed._session as session_module
-
-    session_module._ray()  # Ray on sys.path (the toolchain root's), for the hosts' processes too
-    here = str(Path(__file__).parent)
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([here, *[p for p in sys.path if p and os.path.isdir(p)]]),
-        "RAY_USAGE_STATS_ENABLED": "0",
-        # Ray 2.60 authenticates every node and driver with one token: this
-        # cluster's own, given to each (not ~/.ray/auth_token, which other
-        # Ray clusters on this machine may have written).
-        "RAY_AUTH_MODE": "token",
-        "RAY_AUTH_TOKEN": secrets.token_hex(32),
-    }
-    # The runfiles point into the checkout; a checkout under /tmp (a CI's clean
-    # clone) must stay in sight of the hosts, whose /tmp is their own.
-    checkout = Path(importlib.util.find_spec("modrt").origin).resolve().parents[2]
-    with Hosts(3, shared=[str(checkout)]) as hosts:
-        head, node, driver = hosts
-        common = ["--num-cpus=1", "--object-store-memory=100000000"]
-        ray_start(
-            head,
-            "--head",
-            f"--node-ip-address={head.address}",
-            f"--port={RAY_PORT}",
-            # The head offers only its cpu: the other kinds are host2's.
-            f"--resources={resources_on(head, env, only='modrt_cpu')}",
-            "--include-dashboard=false",
-            # Ray's GCS declares a node dead after failed health checks:
-            # 5 of 3 s period and 10 s timeout each by default (a cut host
-            # took 65 s here), 3 of 1 s here (docs/DISTRIBUTED.md).
-            f"--system-config={json.dumps(HEALTH_CHECKS)}",
-            *common,
-            env=env,
-        )
-        address = f"{head.address}:{RAY_PORT}"
-        ray_start(
-            node,
-            f"--address={address}",
-            f"--node-ip-address={node.address}",
-            f"--resources={resources_on(node, env)}",
-            *common,
-            env=env,
-        )
-        ray_start(driver, f"--address={address}", f"--node-ip-address={driver.address}", *common, env=env)
-        yield hosts, env
+def cluster() -> Iterator[tuple[Hosts, dict[str, str], str]]:
+    # host1 (the head) offers only its cpu: the other kinds are host2's.
+    with ray_cluster([["cpu"], None], workers_per_device=2, paths=[str(Path(__file__).parent)]) as made:
+        yield made
 
 
-def test_a_session_across_three_hosts(cluster: tuple[Hosts, dict[str, str]], tmp_path: Path) -> None:
-    hosts, env = cluster
-    head, node, driver = hosts
+def test_a_session_across_three_hosts(cluster: tuple[Hosts, dict[str, str], str]) -> None:
+    hosts, env, address = cluster
+    _, node, driver = hosts
     proc = driver.popen(
-        [sys.executable, "-c", DRIVER, f"{head.address}:{RAY_PORT}", driver.address],
+        [sys.executable, "-c", DRIVER_PRELUDE + DRIVER, address, driver.address],
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
