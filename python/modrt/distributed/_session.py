@@ -25,6 +25,7 @@ REDUCE_OPS = ("sum", "prod", "min", "max")
 # Each node offers its modrt devices to Ray as custom resources of these names.
 RESOURCE_PREFIX = "modrt_"
 _PING_S = 2.0
+_RELEASE_S = 10.0
 
 
 class WorkerError(RuntimeError):
@@ -294,16 +295,32 @@ class Session:
             return
         self._closed = True
         ray = self._ray
+        free_before = ray.available_resources() if self._actors and not self._owns_cluster else {}
         for actor in self._actors:
             try:
                 ray.kill(actor, no_restart=True)
             except Exception:  # noqa: BLE001 - an actor already gone is what close wants
                 pass
         self._actors = []
+        if free_before:
+            self._await_release(free_before)
         if self._owns_cluster:
             ray.shutdown()
             if self._temp_dir:
                 _remove_tree(self._temp_dir)
+
+    def _await_release(self, free_before: dict[str, float]) -> None:
+        """Waits (a few seconds at most) until Ray has taken back the devices
+        of the killed workers, so that a session opened next can have them."""
+        held: dict[str, float] = {}
+        for w in self.workers:
+            held[RESOURCE_PREFIX + w.kind] = held.get(RESOURCE_PREFIX + w.kind, 0) + 1
+        deadline = time.monotonic() + _RELEASE_S
+        while time.monotonic() < deadline:
+            free = self._ray.available_resources()
+            if all(free.get(name, 0) >= free_before.get(name, 0) + count for name, count in held.items()):
+                return
+            time.sleep(0.05)
 
     def _check_open(self) -> None:
         if self._closed:
