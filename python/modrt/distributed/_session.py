@@ -26,6 +26,7 @@ REDUCE_OPS = ("sum", "prod", "min", "max")
 RESOURCE_PREFIX = "modrt_"
 _PING_S = 2.0
 _RELEASE_S = 10.0
+_ALL_AT_ONCE_S = 0.5
 
 
 class WorkerError(RuntimeError):
@@ -341,6 +342,17 @@ class Session:
         deadline = time.monotonic() + limit
         pending = {ref: rank for rank, ref in refs.items()}
         results: dict[int, Any] = {}
+        # Most waits end with every worker done soon: one wait and one get.
+        # Otherwise (a worker slow, dead or failing) one at a time below, so
+        # that a dead worker is named while the others still wait for it.
+        ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=min(_ALL_AT_ONCE_S, limit))
+        if len(ready) == len(pending):
+            try:
+                values = ray.get(ready)
+            except ray.exceptions.RayError:
+                pass
+            else:
+                return {pending[ref]: value for ref, value in zip(ready, values)}
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, deadline - time.monotonic()))
             if not ready:
