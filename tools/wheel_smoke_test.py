@@ -125,11 +125,12 @@ def test_tinygrad_finds_the_modrt_device_with_no_other_step(tmp_path: Path) -> N
 
 
 def test_the_ray_extra_runs_a_session() -> None:
-    """`pip install modrt[ray]`: the pinned Ray, and modrt.distributed from the
-    wheel running two workers on a local Ray cluster."""
+    """`pip install modrt[ray]`: the pinned Ray, mpi4py and MPICH, and
+    modrt.distributed from the wheel running two workers on a local Ray
+    cluster, their allreduce through MPI."""
     from importlib.metadata import version
 
-    assert version("ray") == "2.60.0"
+    assert (version("ray"), version("mpi4py"), version("mpich")) == ("2.60.0", "4.1.2", "4.3.2")
     code = (
         "import numpy as np, modrt.distributed as md\n"
         "with md.Session(devices=2, timeout=120) as sess:\n"

@@ -45,3 +45,17 @@ def test_collectives_on_device_tensors(session: md.Session) -> None:
     np.testing.assert_array_equal(gathered.numpy(), values)
     scattered = session.reduce_scatter(session.replicate(values), "sum")
     np.testing.assert_array_equal(scattered.numpy(), 2 * values)
+
+
+def test_a_collective_on_a_stream_is_staged_in_stream_order(session: md.Session) -> None:
+    dmod = session.load(modrt.compile(OPENCL_VADD, "opencl", [OPENCL_VADD_SIGNATURE]))
+    s = session.stream()
+    ones = session.shard(np.ones(512, "float32"))
+    x = session.empty((512,), "float32", axis=0)
+    dmod["vadd"](ones, ones, x, 256, 4, 64, stream=s)  # x = 2 on each worker, on stream s
+    session.allreduce(x, "sum", stream=s)  # reads x after the launch, writes it back on s
+    y = session.empty((512,), "float32", axis=0)
+    dmod["vadd"](x, ones, y, 256, 4, 64, stream=s)  # sees the reduced x
+    session.synchronize(s)
+    np.testing.assert_array_equal(x.numpy(), np.full(512, 4.0, "float32"))
+    np.testing.assert_array_equal(y.numpy(), np.full(512, 5.0, "float32"))

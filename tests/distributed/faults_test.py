@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from distributed_testing import WORKERS, alive, kernels, processes_mentioning
+from ray_hosts import ray_environment
 
 import modrt.distributed as md
 
@@ -129,7 +130,7 @@ def test_a_worker_that_never_joins_ends_in_the_timeout(session: md.Session) -> N
 
 def test_ctrl_c_on_the_driver_ends_the_session_and_its_processes() -> None:
     here = os.path.dirname(os.path.abspath(__file__))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}
+    env = ray_environment(here)
     driver = subprocess.Popen(
         [sys.executable, "-c", INTERRUPTED_DRIVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
     )

@@ -1,17 +1,17 @@
 """modrt.distributed on a Ray cluster of 3 hosts (tools/netns_hosts: network
 namespaces on a private bridge, each its own address, hostname and /tmp):
-a Ray head on host1, a Ray node on host2, both offering their modrt devices
-as docs/DISTRIBUTED.md says (`ray start ... --resources="$(python -m
-modrt.distributed resources)"`), and the driver on host3, a Ray node that
-offers no devices. Workers land on host1 and host2 only; the results must
-equal numpy and one device."""
+a Ray head on host1 offering its cpu and vulkan devices, a Ray node on host2
+offering its cpu, opencl and webgpu devices, as docs/DISTRIBUTED.md says
+(`ray start ... --resources="$(python -m modrt.distributed resources)"`),
+and the driver on host3, a Ray node that offers no devices. Workers land on
+host1 and host2 only; the results must equal numpy and one device. A session
+of one worker per backend spans both hosts and runs every collective x every
+dtype x 1 element, 7 and 64 MiB.
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,22 +19,79 @@ from pathlib import Path
 
 import pytest
 from netns_hosts import Hosts
+from ray_hosts import DRIVER_PRELUDE, ray_cluster
 
-RAY_PORT = 6379
-HEALTH_CHECKS = {"health_check_period_ms": 1000, "health_check_timeout_ms": 1000, "health_check_failure_threshold": 3}
 DRIVER = r"""
-import json, sys, time
+import functools, json, time
 import numpy as np
 import modrt
 import modrt.distributed as md
-import modrt.distributed._session as session_module
+from modrt._shapes import HOST_DTYPES
 from distributed_testing import OPENCL_VADD, OPENCL_VADD_SIGNATURE, kernels
 
-# The hosts share one PID namespace: Ray's driver, looking for its node's
-# raylet among the processes it sees, would take host1's (the head's) for
-# its own; it is told its address instead. The session joins that Ray.
-session_module._ray().init(address=sys.argv[1], _node_ip_address=sys.argv[2], logging_level="WARNING")
+UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
+
+
+def values_of(dtype, count, seed):
+    # Small values: a product of four is exact, sums stay in range.
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.integers(0, 2, count).astype(bool)
+    if dtype.startswith("float"):
+        return rng.choice(np.array([-2.0, -1.0, -0.5, 0.5, 1.0, 1.5, 2.0]), count).astype(dtype)
+    return rng.integers(0 if dtype.startswith("uint") else -3, 4, count).astype(dtype)
+
+
+def every_collective(sess, dtype, n, ops=tuple(UFUNCS), others=True):
+    # n values of `dtype` on each worker; which checks held, by name.
+    w = sess.size
+    values = values_of(dtype, w * n, n)
+    parts = np.split(values, w)
+    ok = {}
+    for op in ops:
+        t = sess.shard(values)
+        sess.allreduce(t, op)
+        expected = functools.reduce(UFUNCS[op], parts)
+        ok[f"allreduce({op})"] = all(np.array_equal(p, expected) for p in sess.local_parts(t))
+    if not others:
+        return ok
+    g = sess.allgather(sess.shard(values))
+    ok["allgather"] = bool(np.array_equal(g.numpy(), values))  # worker 0's copy
+    ok["allgather everywhere"] = n > 1 << 16 or all(np.array_equal(p, values) for p in sess.local_parts(g))
+    b = sess.shard(values)
+    sess.broadcast(b, root=w - 1)
+    ok["broadcast"] = all(np.array_equal(p, parts[-1]) for p in sess.local_parts(b))
+    s = sess.shard(values)
+    sess.send(s, src=0, dst=w - 1)
+    ok["send"] = bool(np.array_equal(sess.local_parts(s)[-1], parts[0]))
+    # reduce_scatter cuts each worker's tensor among the workers: w * n values there.
+    scattered = values if n % w == 0 else values_of(dtype, w * w * n, n + 1)
+    rs = sess.reduce_scatter(sess.shard(scattered), "sum")
+    ok["reduce_scatter(sum)"] = bool(np.array_equal(rs.numpy(), functools.reduce(np.add, np.split(scattered, w))))
+    return ok
+
+
 out = {}
+# Different backends on different hosts in one session: host1 offers cpu
+# and vulkan, host2 cpu, opencl and webgpu (those this build has). Every
+# collective x every dtype x 1 element, 7 (no divisor), 64 MiB.
+kinds = [k for k in ("cpu", "opencl", "vulkan", "webgpu") if modrt.device(k).exist]
+started = time.monotonic()
+with md.Session(devices=kinds, timeout=300) as mixed:
+    out["mixed_hosts"] = {w.kind: w.host for w in mixed.workers}
+    matrix = {}
+    for dtype in HOST_DTYPES:
+        for n in (1, 7):
+            for name, ok in every_collective(mixed, dtype, n).items():
+                matrix[f"{name} {dtype} x{n}"] = ok
+        # 64 MiB in all: its part on each worker.
+        n = (64 << 20) // np.dtype(dtype).itemsize // mixed.size
+        big = every_collective(mixed, dtype, n, ops=("sum",), others=dtype == "float32")
+        for name, ok in big.items():
+            matrix[f"{name} {dtype} 64 MiB"] = ok
+    out["matrix"] = matrix
+out["matrix_s"] = time.monotonic() - started
+
 with md.Session(devices="cpu:4", timeout=120) as sess:
     out["hosts"] = [w.host for w in sess.workers]
     dmod = sess.load(kernels())
@@ -63,26 +120,7 @@ with md.Session(devices="cpu:4", timeout=120) as sess:
     sess.allreduce(partial, "sum")
     out["mlp_close"] = bool(np.allclose(partial.numpy(), y1.numpy(), rtol=1e-5, atol=1e-5))
 
-    # Every collective across the hosts, on a dtype of each family.
-    checks = {}
-    for dtype in ("int8", "uint64", "float16", "float64", "bool"):
-        values = (rng.integers(0, 2, 4 * 8) if dtype == "bool" else rng.integers(0, 4, 4 * 8)).astype(dtype)
-        parts = np.split(values, 4)
-        t = sess.shard(values)
-        sess.allreduce(t, "max")
-        checks[f"allreduce {dtype}"] = all(np.array_equal(p, np.maximum.reduce(parts)) for p in sess.local_parts(t))
-        g = sess.allgather(sess.shard(values))
-        checks[f"allgather {dtype}"] = all(np.array_equal(p, values) for p in sess.local_parts(g))
-        rs = sess.reduce_scatter(sess.shard(values), "min")
-        checks[f"reduce_scatter {dtype}"] = bool(np.array_equal(rs.numpy(), np.minimum.reduce(parts)))
-        b = sess.shard(values)
-        sess.broadcast(b, root=3)
-        checks[f"broadcast {dtype}"] = all(np.array_equal(p, parts[3]) for p in sess.local_parts(b))
-        s = sess.shard(values)
-        sess.send(s, src=0, dst=3)
-        checks[f"send {dtype}"] = bool(np.array_equal(sess.local_parts(s)[3], parts[0]))
     sess.barrier()
-    out["collectives"] = checks
 
     # A session of OpenCL workers lands on host2 only, the one host offering OpenCL.
     if modrt.device("opencl").exist:
@@ -112,85 +150,20 @@ print(json.dumps(out), flush=True)
 """
 
 
-def ray_start(host, *args: str, env: dict[str, str]) -> None:
-    proc = host.run(
-        [sys.executable, "-m", "ray.scripts.scripts", "start", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert proc.returncode == 0, f"ray start on {host.name}:\n{proc.stdout}\n{proc.stderr}"
-
-
-def resources_on(host, env: dict[str, str], only: str | None = None) -> str:
-    proc = host.run(
-        [sys.executable, "-m", "modrt.distributed", "resources", "--workers-per-device", "2"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    offered = json.loads(proc.stdout)
-    return json.dumps({k: v for k, v in offered.items() if only in (None, k)})
-
-
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Hosts, dict[str, str]]]:
-    import modrt.distributed._session as session_module
-
-    session_module._ray()  # Ray on sys.path (the toolchain root's), for the hosts' processes too
-    here = str(Path(__file__).parent)
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([here, *[p for p in sys.path if p and os.path.isdir(p)]]),
-        "RAY_USAGE_STATS_ENABLED": "0",
-        # Ray 2.60 authenticates every node and driver with one token: this
-        # cluster's own, given to each (not ~/.ray/auth_token, which other
-        # Ray clusters on this machine may have written).
-        "RAY_AUTH_MODE": "token",
-        "RAY_AUTH_TOKEN": secrets.token_hex(32),
-    }
-    # The runfiles point into the checkout; a checkout under /tmp (a CI's clean
-    # clone) must stay in sight of the hosts, whose /tmp is their own.
-    checkout = Path(importlib.util.find_spec("modrt").origin).resolve().parents[2]
-    with Hosts(3, shared=[str(checkout)]) as hosts:
-        head, node, driver = hosts
-        common = ["--num-cpus=1", "--object-store-memory=100000000"]
-        ray_start(
-            head,
-            "--head",
-            f"--node-ip-address={head.address}",
-            f"--port={RAY_PORT}",
-            # The head offers only its cpu: the other kinds are host2's.
-            f"--resources={resources_on(head, env, only='modrt_cpu')}",
-            "--include-dashboard=false",
-            # Ray's GCS declares a node dead after failed health checks:
-            # 5 of 3 s period and 10 s timeout each by default (a cut host
-            # took 65 s here), 3 of 1 s here (docs/DISTRIBUTED.md).
-            f"--system-config={json.dumps(HEALTH_CHECKS)}",
-            *common,
-            env=env,
-        )
-        address = f"{head.address}:{RAY_PORT}"
-        ray_start(
-            node,
-            f"--address={address}",
-            f"--node-ip-address={node.address}",
-            f"--resources={resources_on(node, env)}",
-            *common,
-            env=env,
-        )
-        ray_start(driver, f"--address={address}", f"--node-ip-address={driver.address}", *common, env=env)
-        yield hosts, env
+def cluster() -> Iterator[tuple[Hosts, dict[str, str], str]]:
+    # Different backends on different hosts: host1 (the head) offers cpu and
+    # vulkan, host2 cpu, opencl and webgpu.
+    offers = [["cpu", "vulkan"], ["cpu", "opencl", "webgpu"]]
+    with ray_cluster(offers, workers_per_device=2, paths=[str(Path(__file__).parent)]) as made:
+        yield made
 
 
-def test_a_session_across_three_hosts(cluster: tuple[Hosts, dict[str, str]], tmp_path: Path) -> None:
-    hosts, env = cluster
-    head, node, driver = hosts
+def test_a_session_across_three_hosts(cluster: tuple[Hosts, dict[str, str], str]) -> None:
+    hosts, env, address = cluster
+    _, node, driver = hosts
     proc = driver.popen(
-        [sys.executable, "-c", DRIVER, f"{head.address}:{RAY_PORT}", driver.address],
+        [sys.executable, "-c", DRIVER_PRELUDE + DRIVER, address, driver.address],
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -213,7 +186,14 @@ def test_a_session_across_three_hosts(cluster: tuple[Hosts, dict[str, str]], tmp
     assert sorted(out["hosts"]) == ["host1", "host1", "host2", "host2"], out["hosts"]
     assert out["vadd_equal"]
     assert out["mlp_close"]
-    assert out["collectives"] and all(out["collectives"].values()), out["collectives"]
+    print("matrix_s:", out.get("matrix_s"), "mixed_hosts:", out.get("mixed_hosts"))
+    failed = [name for name, ok in out["matrix"].items() if not ok]
+    assert out["matrix"] and not failed, failed
+    assert len(out["matrix"]) == 12 * 2 * 9 + 12 + 5, sorted(out["matrix"])
+    mixed = out["mixed_hosts"]
+    assert mixed["cpu"] in ("host1", "host2"), mixed
+    for kind, host in (("vulkan", "host1"), ("opencl", "host2"), ("webgpu", "host2")):
+        assert mixed.get(kind, host) == host, mixed  # a kind this build has lands where it is offered
     if "opencl_hosts" in out:  # a build with the OpenCL runtime (PoCL)
         assert out["opencl_hosts"] == ["host2", "host2"] and out["opencl_vadd_equal"], out
     # The lost host's workers, named, once Ray declares the node dead (its

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import distributed_rows
 import process_rows
 import report
 from context import C_FLOORS, HERE, REPEATS, VENV, Context, Tree, build_floors, build_tree, ensure_venv, say
@@ -43,6 +44,8 @@ ROW_FUNCTIONS: dict[str, Callable[[Context], list[Line]]] = {
     "import": process_rows.row_import,
     "autoload": process_rows.row_autoload,
     "build": process_rows.row_build,
+    "distributed-allreduce": distributed_rows.row_allreduce,
+    "distributed-launch": distributed_rows.row_launch,
     **{row: TABLE.runner(row) for row in TABLE.specs},
 }
 ROWS = TABLE.order

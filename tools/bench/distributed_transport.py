@@ -1,6 +1,6 @@
 """Allreduce on 3 Ray actors of one machine, for the transport choice of
 modrt.distributed (docs/DISTRIBUTED.md, "Transport"): modrt.distributed's
-own (Ray's object store, numpy reductions) against torch.distributed's gloo
+own (MPI since the object store was replaced) against torch.distributed's gloo
 and Ray's collective API (ray.util.collective, backend gloo), float32 sizes
 1 KiB..64 MiB. Prints one JSON line per side and size: the median and IQR of
 per-operation seconds.
@@ -8,8 +8,8 @@ per-operation seconds.
 Not part of `tools/bench` (its peers are not in the toolchain root: torch has
 no CPython 3.14 CPU wheel on PyPI). Run it in a venv of the host's python3:
 
-    python3 -m venv /tmp/tv && /tmp/tv/bin/pip install ray==2.60.0 torch==2.13.0 absl-py \
-        bazel-out/*/bin/python/modrt-1.0.0-cp310-abi3-manylinux_2_28_x86_64.whl
+    python3 -m venv /tmp/tv && /tmp/tv/bin/pip install torch==2.13.0 absl-py \
+        "bazel-out/*/bin/python/modrt-1.0.0-cp310-abi3-manylinux_2_28_x86_64.whl[ray]"
     /tmp/tv/bin/python tools/bench/distributed_transport.py modrt|gloo|ray-collective
 """
 

@@ -25,6 +25,8 @@ REDUCE_OPS = ("sum", "prod", "min", "max")
 # Each node offers its modrt devices to Ray as custom resources of these names.
 RESOURCE_PREFIX = "modrt_"
 _PING_S = 2.0
+_RELEASE_S = 10.0
+_ALL_AT_ONCE_S = 0.5
 
 
 class WorkerError(RuntimeError):
@@ -176,6 +178,7 @@ class Session:
         self._closed = False
         self._ids = itertools.count(1)
         self._actors: list[Any] = []
+        self._last: list[Any] = []  # each worker's last task (_remote)
         self.workers: tuple[WorkerInfo, ...] = ()
         self._trusted_keys = _key_texts(trusted_keys)
         self._allow_host_code = allow_host_code
@@ -263,6 +266,11 @@ class Session:
             )
         names = self._wait(opened, "opening the devices")
         self.workers = tuple(WorkerInfo(w.rank, w.node_id, w.host, w.pid, w.kind, names[w.rank]) for w in self.workers)
+        self._last = [None] * len(self._actors)
+        # One MPI communicator of all workers, for the collectives.
+        port = self._wait({0: self._actors[0].group_port.remote()}, "opening the MPI port")[0]
+        joins = {rank: self._remote(rank, "join_group", port, rank, len(kinds)) for rank in range(len(kinds))}
+        self._wait(joins, "joining the workers' MPI group")
 
     @property
     def size(self) -> int:
@@ -288,16 +296,32 @@ class Session:
             return
         self._closed = True
         ray = self._ray
+        free_before = ray.available_resources() if self._actors and not self._owns_cluster else {}
         for actor in self._actors:
             try:
                 ray.kill(actor, no_restart=True)
             except Exception:  # noqa: BLE001 - an actor already gone is what close wants
                 pass
         self._actors = []
+        if free_before:
+            self._await_release(free_before)
         if self._owns_cluster:
             ray.shutdown()
             if self._temp_dir:
                 _remove_tree(self._temp_dir)
+
+    def _await_release(self, free_before: dict[str, float]) -> None:
+        """Waits (a few seconds at most) until Ray has taken back the devices
+        of the killed workers, so that a session opened next can have them."""
+        held: dict[str, float] = {}
+        for w in self.workers:
+            held[RESOURCE_PREFIX + w.kind] = held.get(RESOURCE_PREFIX + w.kind, 0) + 1
+        deadline = time.monotonic() + _RELEASE_S
+        while time.monotonic() < deadline:
+            free = self._ray.available_resources()
+            if all(free.get(name, 0) >= free_before.get(name, 0) + count for name, count in held.items()):
+                return
+            time.sleep(0.05)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -305,15 +329,30 @@ class Session:
 
     # -- waiting -------------------------------------------------------------
 
-    def _wait(self, refs: dict[int, Any], what: str, timeout: float | None = None) -> dict[int, Any]:
+    def _wait(
+        self, refs: dict[int, Any], what: str, timeout: float | None = None, dead_first: bool = False
+    ) -> dict[int, Any]:
         """The results of `refs` ({rank: ObjectRef}) within the timeout. A
         worker that died is a WorkerError, an error raised on a worker is
-        re-raised here naming it, a worker too slow is a WorkerTimeout."""
+        re-raised here naming it (with `dead_first`, a WorkerError instead if
+        some worker died: in a collective, the others' errors follow from
+        it), a worker too slow is a WorkerTimeout."""
         ray = self._ray
         limit = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
         pending = {ref: rank for rank, ref in refs.items()}
         results: dict[int, Any] = {}
+        # Most waits end with every worker done soon: one wait and one get.
+        # Otherwise (a worker slow, dead or failing) one at a time below, so
+        # that a dead worker is named while the others still wait for it.
+        ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=min(_ALL_AT_ONCE_S, limit))
+        if len(ready) == len(pending):
+            try:
+                values = ray.get(ready)
+            except ray.exceptions.RayError:
+                pass
+            else:
+                return {pending[ref]: value for ref, value in zip(ready, values)}
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, deadline - time.monotonic()))
             if not ready:
@@ -330,6 +369,9 @@ class Session:
                     cause = e.cause if isinstance(e.cause, Exception) else RuntimeError(str(e))
                     if isinstance(cause, ray.exceptions.RayError):
                         raise self._worker_error(what, self._dead_workers() or [self.workers[rank]]) from None
+                    dead = self._dead_workers() if dead_first else []
+                    if dead:
+                        raise self._worker_error(what, dead) from None
                     raise type(cause)(f"{what}: {self.workers[rank]}: {cause}") from None
                 except ray.exceptions.RayError:
                     raise self._worker_error(what, self._dead_workers() or [self.workers[rank]]) from None
@@ -353,8 +395,16 @@ class Session:
     def _worker_error(what: str, dead: Sequence[WorkerInfo]) -> WorkerError:
         return WorkerError(f"{what}: lost " + "; ".join(map(str, dead)), dead)
 
+    def _remote(self, rank: int, method: str, *args: Any) -> Any:
+        """Gives worker `rank` a task; the worker runs its tasks in the order
+        given. The last one is remembered: a collective that times out names
+        the workers still busy with what came before it."""
+        ref = getattr(self._actors[rank], method).remote(*args)
+        self._last[rank] = ref
+        return ref
+
     def _all(self, method: str, *args: Any) -> dict[int, Any]:
-        return {rank: getattr(actor, method).remote(*args) for rank, actor in enumerate(self._actors)}
+        return {rank: self._remote(rank, method, *args) for rank in range(self.size)}
 
     # -- tensors -------------------------------------------------------------
 
@@ -372,7 +422,7 @@ class Session:
         tensor = DTensor(self, next(self._ids), arr.shape, str(arr.dtype), axis)
         parts = np.split(arr, self.size, axis=axis)
         self._wait(
-            {r: a.put.remote(tensor.id, np.ascontiguousarray(p)) for r, (a, p) in enumerate(zip(self._actors, parts))},
+            {r: self._remote(r, "put", tensor.id, np.ascontiguousarray(p)) for r, p in enumerate(parts)},
             "shard",
         )
         return tensor
@@ -414,7 +464,7 @@ class Session:
 
         self._own(tensor)
         if tensor.axis is None:
-            return self._wait({0: self._actors[0].fetch.remote(tensor.id)}, "gather")[0]
+            return self._wait({0: self._remote(0, "fetch", tensor.id)}, "gather")[0]
         parts = self._wait(self._all("fetch", tensor.id), "gather")
         return np.concatenate([parts[r] for r in range(self.size)], axis=tensor.axis)
 
@@ -478,72 +528,114 @@ class Session:
         self._wait(self._all("load", module_id, ref, keys, allow), "load")
         return DModule(self, module_id, functions)
 
-    def _launch(self, module_id: int, name: str, args: list[tuple[str, Any]]) -> Launch:
+    def _launch(self, module_id: int, name: str, args: list[tuple[str, Any]], stream: DStream | None) -> Launch:
         self._check_open()
-        return Launch(self, self._all("call", module_id, name, args), f"call {name}")
+        return Launch(self, self._all("call", module_id, name, args, self._stream_id(stream)), f"call {name}")
+
+    # -- streams ---------------------------------------------------------------
+
+    def stream(self) -> DStream:
+        """A new modrt stream on every worker's device. A call or collective
+        given `stream=` is ordered after what was given to that stream before
+        it, and independent of the device's other streams: a collective on
+        one stream overlaps the kernels running on another."""
+        self._check_open()
+        handle = DStream(self, next(self._ids))
+        self._wait(self._all("stream", handle.id), "stream")
+        return handle
+
+    def synchronize(self, stream: DStream | None = None, timeout: float | None = None) -> None:
+        """Returns when every worker's stream (None: whole device) has
+        finished all it was given; raises what a launch there raised."""
+        self._check_open()
+        stream_id = self._stream_id(stream)
+        limit = self.timeout if timeout is None else timeout
+        self._wait(self._all("synchronize", stream_id, limit), "synchronize", limit)
+
+    def query(self, stream: DStream) -> bool:
+        """Whether every worker's stream has finished all it was given (asks
+        the workers, which answer after the tasks given to them before)."""
+        stream_id = self._stream_id(stream)
+        if stream_id is None:
+            raise TypeError("query: pass a stream of this session (Session.stream())")
+        return all(self._wait(self._all("query", stream_id), "query").values())
+
+    def _stream_id(self, stream: DStream | None) -> int | None:
+        if stream is None:
+            return None
+        if not isinstance(stream, DStream):
+            raise TypeError(
+                f"stream: expected a stream of this session (Session.stream()), got {type(stream).__name__}"
+            )
+        if stream.session is not self:
+            raise ValueError("this stream belongs to another session")
+        return stream.id
 
     # -- collectives -----------------------------------------------------------
 
-    def _contributions(
-        self,
-        tensor: DTensor,
-        what: str,
-        deadline: float,
-        parts: int = 1,
-        axis: int = 0,
-        ranks: Sequence[int] | None = None,
-    ) -> dict[int, Any]:
-        """Each worker's tensor (cut into `parts` along `axis`) as Ray objects,
-        {rank: ref or [refs]}, once every worker has made its own: a worker
-        that never joins is named here, not as a receiver stuck waiting for it."""
-        ranks = range(self.size) if ranks is None else ranks
-        refs = {
-            r: self._actors[r].contribute_split.options(num_returns=parts).remote(tensor.id, parts, axis) for r in ranks
-        }
-        flat = {ref: r for r, rs in refs.items() for ref in (rs if parts > 1 else [rs])}
-        ready, late = self._ray.wait(
-            list(flat), num_returns=len(flat), timeout=max(0.0, deadline - time.monotonic()), fetch_local=False
-        )
-        if late:
-            dead = self._dead_workers()
-            if dead:
-                raise self._worker_error(what, dead)
-            missing = [self.workers[r] for r in sorted({flat[ref] for ref in late})]
-            raise WorkerTimeout(f"{what}: never joined within the timeout: " + "; ".join(map(str, missing)), missing)
-        return refs
+    def _collective(self, tasks: dict[int, tuple[Any, ...]], what: str, timeout: float | None) -> None:
+        """Gives each worker of `tasks` ({rank: (method, *args)}) its part of
+        one MPI collective and waits for all. A worker that dies is a
+        WorkerError naming it (not the others, whose MPI calls fail with
+        it); one that never joins within the timeout, still busy with what
+        came before, a WorkerTimeout naming it. MPI cannot cancel a
+        collective: it completes once the late worker joins."""
+        before = {rank: self._last[rank] for rank in tasks}
+        refs = {rank: self._remote(rank, *task) for rank, task in tasks.items()}
+        try:
+            self._wait(refs, what, timeout, dead_first=True)
+        except WorkerTimeout as timed_out:
+            busy = [r for r, ref in before.items() if ref is not None and not self._done(ref)]
+            if not busy:
+                raise
+            late = [self.workers[r] for r in sorted(busy)]
+            raise WorkerTimeout(
+                f"{what}: never joined within the timeout: " + "; ".join(map(str, late)), late
+            ) from timed_out
 
-    def _deadline(self, timeout: float | None) -> tuple[float, float]:
-        limit = self.timeout if timeout is None else timeout
-        return limit, time.monotonic() + limit
+    def _done(self, ref: Any) -> bool:
+        ready, _ = self._ray.wait([ref], timeout=0, fetch_local=False)
+        return bool(ready)
 
-    def allreduce(self, tensor: DTensor, op: str = "sum", timeout: float | None = None) -> DTensor:
+    def allreduce(
+        self, tensor: DTensor, op: str = "sum", timeout: float | None = None, stream: DStream | None = None
+    ) -> DTensor:
         """Every worker's tensor becomes the elementwise `op` (sum, prod, min,
         max) of all of them. In place; returns `tensor`."""
         self._own(tensor)
         _check_op(op)
-        what = f"allreduce({op})"
-        _, deadline = self._deadline(timeout)
-        refs = self._contributions(tensor, what, deadline)
-        contributions = [refs[r] for r in range(self.size)]
-        self._wait(self._all("reduce_into", tensor.id, op, *contributions), what, _left(deadline))
+        sid = self._stream_id(stream)
+        self._collective({r: ("allreduce", tensor.id, op, sid) for r in range(self.size)}, f"allreduce({op})", timeout)
         return tensor
 
-    def allgather(self, tensor: DTensor, axis: int = 0, timeout: float | None = None) -> DTensor:
+    def allgather(
+        self, tensor: DTensor, axis: int = 0, timeout: float | None = None, stream: DStream | None = None
+    ) -> DTensor:
         """A new tensor on every worker: all workers' tensors joined along
         `axis`, in rank order (replicated)."""
         self._own(tensor)
         local = tensor.local_shape
         axis = _axis(axis, len(local))
         shape = list(local)
-        shape[axis] *= self.size
-        _, deadline = self._deadline(timeout)
-        refs = self._contributions(tensor, "allgather", deadline)
+        if shape:
+            shape[axis] *= self.size
+        else:
+            shape = [self.size]
+        sid = self._stream_id(stream)
         out = DTensor(self, next(self._ids), tuple(shape), tensor.dtype, None)
-        contributions = [refs[r] for r in range(self.size)]
-        self._wait(self._all("concat_into", out.id, axis, *contributions), "allgather", _left(deadline))
+        self._collective(
+            {r: ("allgather", tensor.id, out.id, axis, sid) for r in range(self.size)}, "allgather", timeout
+        )
         return out
 
-    def reduce_scatter(self, tensor: DTensor, op: str = "sum", axis: int = 0, timeout: float | None = None) -> DTensor:
+    def reduce_scatter(
+        self,
+        tensor: DTensor,
+        op: str = "sum",
+        axis: int = 0,
+        timeout: float | None = None,
+        stream: DStream | None = None,
+    ) -> DTensor:
         """The elementwise `op` of every worker's tensor, cut along `axis`:
         part i on worker i (a new tensor sharded along `axis`). ValueError if
         the axis does not divide by the number of workers."""
@@ -551,38 +643,40 @@ class Session:
         _check_op(op)
         local = tensor.local_shape
         axis = _axis(axis, len(local))
-        if local[axis] % self.size:
+        if not local or local[axis] % self.size:
             raise ValueError(
                 f"reduce_scatter: axis {axis} of the workers' shape {list(local)} "
                 f"does not divide among {self.size} workers"
             )
-        what = f"reduce_scatter({op})"
-        _, deadline = self._deadline(timeout)
-        refs = self._contributions(tensor, what, deadline, self.size, axis)
-        if self.size == 1:
-            refs = {0: [refs[0]]}
+        sid = self._stream_id(stream)
         out = DTensor(self, next(self._ids), local, tensor.dtype, axis)
-        calls = {
-            rank: actor.reduce_new.remote(out.id, op, *[refs[src][rank] for src in range(self.size)])
-            for rank, actor in enumerate(self._actors)
-        }
-        self._wait(calls, what, _left(deadline))
+        self._collective(
+            {r: ("reduce_scatter", tensor.id, out.id, op, axis, sid) for r in range(self.size)},
+            f"reduce_scatter({op})",
+            timeout,
+        )
         return out
 
-    def broadcast(self, tensor: DTensor, root: int = 0, timeout: float | None = None) -> DTensor:
+    def broadcast(
+        self, tensor: DTensor, root: int = 0, timeout: float | None = None, stream: DStream | None = None
+    ) -> DTensor:
         """Every worker's tensor becomes worker `root`'s. In place."""
         self._own(tensor)
         root = self._rank(root, "root")
-        what = f"broadcast(root={root})"
-        _, deadline = self._deadline(timeout)
-        ref = self._contributions(tensor, what, deadline, ranks=[root])[root]
-        calls = {r: a.assign.remote(tensor.id, ref) for r, a in enumerate(self._actors) if r != root}
-        calls[root] = self._actors[root].sync.remote()
-        self._wait(calls, what, _left(deadline))
+        sid = self._stream_id(stream)
+        self._collective(
+            {r: ("broadcast", tensor.id, root, sid) for r in range(self.size)}, f"broadcast(root={root})", timeout
+        )
         return tensor
 
     def send(
-        self, tensor: DTensor, src: int, dst: int, out: DTensor | None = None, timeout: float | None = None
+        self,
+        tensor: DTensor,
+        src: int,
+        dst: int,
+        out: DTensor | None = None,
+        timeout: float | None = None,
+        stream: DStream | None = None,
     ) -> None:
         """Worker `src`'s tensor is copied into worker `dst`'s `out` (default:
         `dst`'s own part of `tensor`): a send from src and its receive on dst."""
@@ -595,10 +689,12 @@ class Session:
                 f"send: the receiving tensor is {out.dtype}{list(out.local_shape)} on each worker, "
                 f"the sent one {tensor.dtype}{list(tensor.local_shape)}"
             )
-        what = f"send({src} -> {dst})"
-        _, deadline = self._deadline(timeout)
-        ref = self._contributions(tensor, what, deadline, ranks=[src])[src]
-        self._wait({dst: self._actors[dst].assign.remote(out.id, ref)}, what, _left(deadline))
+        sid = self._stream_id(stream)
+        if src == dst:
+            tasks = {src: ("copy", tensor.id, out.id, sid)}
+        else:
+            tasks = {src: ("send_to", tensor.id, dst, sid), dst: ("receive_from", out.id, src, sid)}
+        self._collective(tasks, f"send({src} -> {dst})", timeout)
 
     def barrier(self, timeout: float | None = None) -> None:
         """Returns when every worker has finished all it was given."""
@@ -641,6 +737,19 @@ class DTensor:
         return f"<DTensor {self.dtype}{list(self.shape)} {layout} over {self.session.size} workers>"
 
 
+class DStream:
+    """A modrt stream on every worker's device (Session.stream()); dropped on
+    the workers when the driver drops its handle."""
+
+    def __init__(self, session: Session, stream_id: int) -> None:
+        self.session = session
+        self.id = stream_id
+        weakref.finalize(self, session._free, stream_id)
+
+    def __repr__(self) -> str:
+        return f"<DStream {self.id} over {self.session.size} workers>"
+
+
 class DModule:
     """A module loaded on every worker of a session; `dmod["f"](...)` runs
     f on every worker (SPMD), each on its own part of the worker tensors."""
@@ -663,12 +772,17 @@ class DFunction:
         self.name = name
         self.signature = signature
 
-    def __call__(self, *args: Any, timeout: float | None = None, wait: bool = True) -> Launch | None:
+    def __call__(
+        self, *args: Any, timeout: float | None = None, wait: bool = True, stream: DStream | None = None
+    ) -> Launch | None:
         """Runs on every worker, each on its own part of the worker tensors
         (scalars go as they are), and returns when all have finished. With
         wait=False it returns at once a Launch, whose wait() does that; each
         worker runs what it is given in order, so later calls and
-        collectives come after it."""
+        collectives come after it. With `stream` (Session.stream()) each
+        worker launches it on that stream and goes on: "finished" means
+        launched; the stream orders what comes after it there, and
+        Session.synchronize(stream) waits for it."""
         session = self.module.session
         encoded: list[tuple[str, Any]] = []
         for arg in args:
@@ -679,7 +793,7 @@ class DFunction:
                 encoded.append(("scalar", arg))
         if self.signature is not None:
             _check_call(self.name, self.signature, args)
-        launch = session._launch(self.module.id, self.name, encoded)
+        launch = session._launch(self.module.id, self.name, encoded, stream)
         if not wait:
             return launch
         launch.wait(timeout)
@@ -721,11 +835,6 @@ def _check_call(name: str, signature: str, args: Sequence[Any]) -> None:
     for i, arg in enumerate(args[len(given) :], start=len(given)):
         if isinstance(arg, DTensor):
             raise TypeError(f"{name}: argument {i} is a launch parameter, got a worker tensor")
-
-
-def _left(deadline: float) -> float:
-    """What is left of a deadline, at least a moment to collect answers already there."""
-    return max(0.001, deadline - time.monotonic())
 
 
 def _unload(session: Session, module_id: int) -> None:

@@ -2,10 +2,10 @@
 modules loaded on it and the tensors the driver made there.
 
 Only the driver (modrt.distributed.Session) talks to workers; every method
-is called by it. Collective data moves as Ray objects: a worker returns its
-contribution, and the driver passes the contributions of the others as Ray
-object references to each receiving worker, which Ray resolves node to node
-before the method runs (the driver never holds the bytes of a large one).
+is called by it. Collective data moves through MPI (mpi4py on MPICH): the
+session's workers join one communicator when it starts (join_group), and
+each collective is one MPI collective that every worker enters from the
+task the driver gave it; the driver never holds the bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +17,12 @@ from typing import Any
 
 # Reductions by name; each keeps the tensor's dtype (bool: or, and, and, or).
 _REDUCE_UFUNCS = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}
+_MPI_OPS = {"sum": "SUM", "prod": "PROD", "min": "MIN", "max": "MAX"}
+_BOOL_OPS = {"sum": "LOR", "prod": "LAND", "min": "LAND", "max": "LOR"}
+_SEND_TAG = 17
+_DLPACK_CPU = 1
+# Where the toolchain root installs the mpich wheel (tools/toolchain/pip-prefix-requirements.txt).
+_MPI_PREFIXES = ("/opt/modrt/prefix",)
 # What a worker may raise to the driver: builtin classes, which pickle by
 # reference wherever the driver is (modrt's own error classes are made at run time).
 # Subclasses before their bases.
@@ -61,6 +67,8 @@ class Worker:
         self._device: Any = None
         self._modules: dict[int, Any] = {}
         self._tensors: dict[int, Any] = {}
+        self._comm: Any = None  # the session's MPI communicator (join_group)
+        self._streams: dict[int, Any] = {}
 
     def identity(self) -> dict[str, Any]:
         import ray
@@ -102,15 +110,44 @@ class Worker:
 
         self._tensors[tensor_id] = modrt.empty(shape, dtype, self._device)
 
-    def free(self, tensor_ids: list[int]) -> None:
-        for tensor_id in tensor_ids:
-            self._tensors.pop(tensor_id, None)
+    def free(self, ids: list[int]) -> None:
+        """Drops tensors and streams (the driver numbers both from one counter)."""
+        for handle in ids:
+            self._tensors.pop(handle, None)
+            self._streams.pop(handle, None)
 
     @_portable_errors
-    def call(self, module_id: int, function: str, args: list[tuple[str, Any]]) -> None:
+    def stream(self, stream_id: int) -> None:
+        import modrt
+
+        self._streams[stream_id] = modrt.Stream(self._device)
+
+    @_portable_errors
+    def synchronize(self, stream_id: int | None, timeout: float | None) -> None:
+        if stream_id is None:
+            self._device.sync(timeout)
+        else:
+            self._streams[stream_id].synchronize(timeout)
+
+    def query(self, stream_id: int) -> bool:
+        """Whether the stream has finished all it was given (no launch
+        pending; Stream.query records a new event, which a cpu stream's
+        worker may not have reached yet even when idle)."""
+        return not self._streams[stream_id].pending
+
+    @_portable_errors
+    def call(self, module_id: int, function: str, args: list[tuple[str, Any]], stream_id: int | None) -> None:
+        """Runs the function to its end, or with a stream, launches it there
+        and returns (the stream orders what comes after it)."""
         values = [self._tensors[v] if kind == "tensor" else v for kind, v in args]
-        self._modules[module_id][function](*values)
-        self._device.sync()
+        if stream_id is None:
+            self._modules[module_id][function](*values)
+            self._device.sync()
+        else:
+            import modrt
+
+            with modrt.stream(self._streams[stream_id]):
+                self._modules[module_id][function](*values)
 
     @_portable_errors
     def fetch(self, tensor_id: int) -> Any:
@@ -124,54 +161,208 @@ class Worker:
         if self._device is not None:
             self._device.sync()
 
-    @_portable_errors
-    def contribute_split(self, tensor_id: int, parts: int, axis: int) -> Any:
-        """This worker's tensor cut into `parts` along `axis`, one Ray object each."""
-        import numpy as np
+    # -- collectives (MPI) ------------------------------------------------------
 
-        chunks = np.split(self._tensors[tensor_id].numpy(), parts, axis=axis)
-        return chunks[0] if parts == 1 else tuple(chunks)
-
-    @_portable_errors
-    def reduce_into(self, tensor_id: int, op: str, *arrays: Any) -> None:
-        """Writes the elementwise reduction of `arrays` into the tensor."""
-        import numpy as np
-
-        ufunc = getattr(np, _REDUCE_UFUNCS[op])
-        out = np.array(arrays[0], copy=True)
-        for other in arrays[1:]:
-            ufunc(out, other, out=out)
-        self._store(tensor_id, out)
+    def group_port(self) -> str:
+        """Rank 0 opens the MPI port the others connect to (join_group)."""
+        mpi = _mpi()
+        self._port = mpi.Open_port()
+        return self._port
 
     @_portable_errors
-    def concat_into(self, tensor_id: int, axis: int, *arrays: Any) -> None:
-        """A new tensor holding `arrays` joined along `axis`."""
-        import numpy as np
-
-        import modrt
-
-        self._tensors[tensor_id] = modrt.tensor(np.concatenate(arrays, axis=axis), self._device)
+    def join_group(self, port: str, rank: int, size: int) -> None:
+        """Joins the session's workers into one MPI communicator, ranked as
+        the session ranks them. Every worker runs it at once: each connects
+        to rank 0's port in turn, and the group made so far accepts it."""
+        mpi = _mpi()
+        comm = mpi.COMM_SELF
+        if rank > 0:
+            inter = comm.Connect(port, root=0)
+            comm = inter.Merge(high=True)
+            inter.Free()
+        while comm.Get_size() < size:
+            inter = comm.Accept(port, root=0)
+            merged = inter.Merge(high=False)
+            inter.Free()
+            if comm != mpi.COMM_SELF:
+                comm.Free()
+            comm = merged
+        if rank == 0:
+            mpi.Close_port(port)
+        self._comm = comm.Split(0, rank)
+        if comm != mpi.COMM_SELF:
+            comm.Free()
+        # A peer that dies is an exception here, not an abort of this process.
+        self._comm.Set_errhandler(mpi.ERRORS_RETURN)
 
     @_portable_errors
-    def reduce_new(self, tensor_id: int, op: str, *arrays: Any) -> None:
-        """A new tensor holding the reduction of `arrays` (reduce_scatter's receiving end)."""
-        import numpy as np
-
-        import modrt
-
-        ufunc = getattr(np, _REDUCE_UFUNCS[op])
-        out = np.array(arrays[0], copy=True)
-        for other in arrays[1:]:
-            ufunc(out, other, out=out)
-        self._tensors[tensor_id] = modrt.tensor(out, self._device)
-
-    @_portable_errors
-    def assign(self, tensor_id: int, array: Any) -> None:
-        self._store(tensor_id, array)
-
-    def _store(self, tensor_id: int, array: Any) -> None:
-        import numpy as np
-
+    def allreduce(self, tensor_id: int, op: str, stream_id: int | None) -> None:
+        """Every worker's tensor becomes the elementwise `op` of all of them."""
+        mpi = _mpi()
         target = self._tensors[tensor_id]
-        target.copyfrom(np.ascontiguousarray(array))
-        self._device.sync()
+        buf, staged = self._host(target, stream_id)
+        self._comm.Allreduce(mpi.IN_PLACE, buf.reshape(-1), _mpi_op(mpi, op, buf.dtype))
+        if staged:
+            self._store(target, buf, stream_id)
+
+    @_portable_errors
+    def allgather(self, tensor_id: int, out_id: int, axis: int, stream_id: int | None) -> None:
+        """A new tensor: every worker's tensor joined along `axis`, in rank order."""
+        import numpy as np
+
+        part = np.ascontiguousarray(self._host(self._tensors[tensor_id], stream_id)[0])
+        joined = np.empty((self._comm.Get_size(), *part.shape), part.dtype)
+        self._comm.Allgather(part.reshape(-1), joined.reshape(-1))
+        self._new(out_id, np.concatenate(joined, axis=axis) if part.ndim else joined, stream_id)
+
+    @_portable_errors
+    def reduce_scatter(self, tensor_id: int, out_id: int, op: str, axis: int, stream_id: int | None) -> None:
+        """A new tensor: part `rank` (along `axis`) of the reduction of every worker's tensor."""
+        import numpy as np
+
+        mpi = _mpi()
+        whole = self._host(self._tensors[tensor_id], stream_id)[0]
+        blocks = np.ascontiguousarray(np.stack(np.split(whole, self._comm.Get_size(), axis=axis)))
+        part = np.empty(blocks.shape[1:], blocks.dtype)
+        self._comm.Reduce_scatter_block(blocks.reshape(-1), part.reshape(-1), _mpi_op(mpi, op, part.dtype))
+        self._new(out_id, part, stream_id)
+
+    @_portable_errors
+    def broadcast(self, tensor_id: int, root: int, stream_id: int | None) -> None:
+        target = self._tensors[tensor_id]
+        buf, staged = self._host(target, stream_id)
+        self._comm.Bcast(buf.reshape(-1), root=root)
+        if staged and self._comm.Get_rank() != root:
+            self._store(target, buf, stream_id)
+
+    @_portable_errors
+    def send_to(self, tensor_id: int, dst: int, stream_id: int | None) -> None:
+        import numpy as np
+
+        buf = np.ascontiguousarray(self._host(self._tensors[tensor_id], stream_id)[0])
+        self._comm.Send(buf.reshape(-1), dest=dst, tag=_SEND_TAG)
+
+    @_portable_errors
+    def receive_from(self, tensor_id: int, src: int, stream_id: int | None) -> None:
+        target = self._tensors[tensor_id]
+        buf, staged = self._host(target, stream_id)
+        self._comm.Recv(buf.reshape(-1), source=src, tag=_SEND_TAG)
+        if staged:
+            self._store(target, buf, stream_id)
+
+    @_portable_errors
+    def copy(self, tensor_id: int, out_id: int, stream_id: int | None) -> None:
+        """A send from this worker to itself."""
+        self._store(self._tensors[out_id], self._host(self._tensors[tensor_id], stream_id)[0], stream_id)
+
+    def _host(self, tensor: Any, stream_id: int | None) -> tuple[Any, bool]:
+        """Host memory holding the tensor's value once the stream's work
+        before it is done (without a stream: every call ran to its end):
+        the tensor's own memory on a CPU device (a DLPack view), else a copy
+        (staged: True) that _store writes back. Only that stream is waited
+        for: launches on the device's other streams go on meanwhile."""
+        import numpy as np
+
+        stream = None if stream_id is None else self._streams[stream_id]
+        if tensor.__dlpack_device__()[0] == _DLPACK_CPU:
+            if stream is not None:
+                stream.synchronize()
+            return np.from_dlpack(tensor), False
+        return tensor.numpy(stream=stream), True
+
+    def _new(self, tensor_id: int, array: Any, stream_id: int | None) -> None:
+        """A new tensor holding the array (see _store)."""
+        import modrt
+
+        if stream_id is None:
+            self._tensors[tensor_id] = modrt.tensor(array, self._device)
+        else:
+            self._tensors[tensor_id] = modrt.empty(array.shape, str(array.dtype), self._device)
+            self._store(self._tensors[tensor_id], array, stream_id)
+
+    def _store(self, tensor: Any, array: Any, stream_id: int | None) -> None:
+        """The array into the tensor, ordered on the stream: launches given
+        to it later see the array. On a CPU device the tensor's own memory is
+        written once the stream's work before it is done (the core's cpu
+        `copyfrom(stream=)` would wait for every stream of the device);
+        elsewhere a copy on the stream (the core stages the bytes)."""
+        import numpy as np
+
+        stream = None if stream_id is None else self._streams[stream_id]
+        if tensor.__dlpack_device__()[0] == _DLPACK_CPU:
+            if stream is not None:
+                stream.synchronize()
+            np.from_dlpack(tensor)[...] = array
+        elif stream is None:
+            tensor.copyfrom(np.ascontiguousarray(array))
+            self._device.sync()
+        else:
+            tensor.copyfrom(np.ascontiguousarray(array), stream=stream)
+
+
+def _mpi_op(mpi: Any, op: str, dtype: Any) -> Any:
+    """The MPI reduction for `op` on `dtype`: bool reduces as or/and/and/or;
+    float16, which MPI has no arithmetic for, through numpy."""
+    if dtype.kind == "b":
+        return getattr(mpi, _BOOL_OPS[op])
+    if dtype.itemsize == 2 and dtype.kind == "f":
+        return _float16_op(mpi, op)
+    return getattr(mpi, _MPI_OPS[op])
+
+
+_FLOAT16_OPS: dict[str, Any] = {}
+
+
+def _float16_op(mpi: Any, op: str) -> Any:
+    if op not in _FLOAT16_OPS:
+        import numpy as np
+
+        ufunc = getattr(np, _REDUCE_UFUNCS[op])
+
+        def reduce(into: Any, inout: Any, datatype: Any) -> None:
+            a = np.frombuffer(into, np.float16)
+            b = np.frombuffer(inout, np.float16)
+            ufunc(a, b, out=b)
+
+        _FLOAT16_OPS[op] = mpi.Op.Create(reduce, commute=True)
+    return _FLOAT16_OPS[op]
+
+
+def _mpi() -> Any:
+    """mpi4py's MPI, on MPICH: both installed (`pip install 'modrt[ray]'`)
+    or, in the toolchain root, mpi4py under a root of
+    modrt._locate.WHEEL_ROOTS and MPICH's library under _MPI_PREFIXES
+    (loaded first, so that mpi4py finds it among the loaded libraries)."""
+    import ctypes
+    import importlib.util
+    import sys
+
+    if "mpi4py.MPI" in sys.modules:
+        return sys.modules["mpi4py.MPI"]
+    from modrt._locate import WHEEL_ROOTS
+
+    if importlib.util.find_spec("mpi4py") is None:
+        sys.path.extend(root for root in WHEEL_ROOTS if os.path.isdir(os.path.join(root, "mpi4py")))
+    for prefix in _MPI_PREFIXES:
+        for libdir in ("lib", "local/lib"):
+            path = os.path.join(prefix, libdir, "libmpi.so.12")
+            if os.path.exists(path):
+                ctypes.CDLL(path, mode=os.RTLD_GLOBAL)
+                break
+    # Waits yield the core: several workers may share few cores (MPICH spins otherwise).
+    os.environ.setdefault("MPIR_CVAR_ENABLE_HEAVY_YIELD", "1")
+    # libfabric's TCP provider: UCX, the wheel's other network module, did not
+    # connect workers in different network namespaces (docs/DISTRIBUTED.md).
+    os.environ.setdefault("MPIR_CVAR_CH4_NETMOD", "ofi")
+    os.environ.setdefault("FI_PROVIDER", "tcp")
+    # Workers are separate MPI jobs: MPICH's shortcuts for processes on one
+    # node hung messages of 1 MiB between workers of one machine.
+    os.environ.setdefault("MPIR_CVAR_NOLOCAL", "1")
+    try:
+        import mpi4py
+
+        mpi4py.rc.thread_level = "serialized"
+        from mpi4py import MPI
+    except ImportError as e:
+        raise ImportError(f"modrt.distributed's collectives need MPI: pip install 'modrt[ray]' ({e})") from None
+    return MPI
