@@ -243,7 +243,8 @@ def modrt_backend(
         name = "testing",
         srcs = native.glob(["testing/*.py"]),
         imports = ["testing"],
-        visibility = ["//visibility:public"],
+        # modrt's own tests only: not a target a downstream module uses.
+        visibility = ["//:__subpackages__"],
     )
     py_library(
         name = "hook",
