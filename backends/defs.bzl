@@ -243,7 +243,7 @@ def modrt_backend(
         name = "testing",
         srcs = native.glob(["testing/*.py"]),
         imports = ["testing"],
-        # modrt's own shared suites only: not part of what a downstream uses.
+        # modrt's own tests only: not a target a downstream module uses.
         visibility = ["//:__subpackages__"],
     )
     py_library(

@@ -210,7 +210,7 @@ def _wheel_dir_impl(ctx):
     outs = []
     for f in ctx.files.wheels:
         if not f.basename.endswith(".whl"):
-            fail("%s: %s is not a wheel" % (ctx.label, f.short_path))
+            fail("%s is not a wheel (wheel_dir takes .whl files)" % f.short_path)
         out = ctx.actions.declare_file("%s/%s" % (ctx.attr.name, f.basename))
         ctx.actions.symlink(output = out, target_file = f)
         outs.append(out)
@@ -220,7 +220,7 @@ wheel_dir = rule(
     implementation = _wheel_dir_impl,
     doc = "bazel-bin/<package>/<name>/: the given wheels in one directory (each wheel is built in a " +
           "configuration of its own, so their own paths are not under bazel-bin).",
-    # Any files, so that a backend with no wheel here (metal: its runtime
-    # builds on macOS only) can offer an empty :wheel; anything else is refused.
+    # Any files, checked to be wheels: a backend without a wheel for this
+    # platform gives an empty :wheel (Metal's), which allow_files would refuse.
     attrs = {"wheels": attr.label_list(allow_files = True)},
 )

@@ -2,11 +2,9 @@
 `block_sum` (each block's slice of x summed in dynamic shared memory into
 out[blockIdx.x]), which the driver test double's tests launch to see what
 reaches the driver and gpu_test.py runs on a GPU; and DriverLog, the test
-double's record of the driver calls."""
+double's record of the driver calls (tests/driver_doubles/driver_doubles.py)."""
 
-import ctypes
-import json
-import os
+from driver_doubles import DriverDoubleLog
 
 KERNELS = r"""
 extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
@@ -30,25 +28,8 @@ SIGNATURES = [
 ]
 
 
-class DriverLog:
-    """What the test double recorded (the same loaded library as the runtime's)."""
+class DriverLog(DriverDoubleLog):
+    """What the CUDA driver's test double recorded (//tests/driver_doubles)."""
 
     def __init__(self) -> None:
-        path = os.path.abspath(os.environ["MODRT_CUDA_DRIVER_LIBRARY"])
-        assert os.path.basename(path) == "libcuda_test_double.so"
-        self.lib = ctypes.CDLL(path)
-        self.lib.modrt_cuda_test_double_log.restype = ctypes.c_char_p
-        self.lib.modrt_cuda_test_double_fail_next.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
-
-    def reset(self) -> None:
-        self.lib.modrt_cuda_test_double_reset()
-
-    def entries(self) -> list[dict]:
-        return [json.loads(line) for line in self.lib.modrt_cuda_test_double_log().decode().splitlines()]
-
-    def calls(self, name: str) -> list[dict]:
-        return [entry for entry in self.entries() if entry["call"] == name]
-
-    def fail_next(self, call: str, code: int, times: int = 1) -> None:
-        """The next `times` calls of `call` into the double return `code`."""
-        self.lib.modrt_cuda_test_double_fail_next(call.encode(), code, times)
+        super().__init__("MODRT_CUDA_DRIVER_LIBRARY", "libcuda_test_double.so", "modrt_cuda_test_double")

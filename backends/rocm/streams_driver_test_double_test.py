@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import json
 import os
 import struct
 
 import numpy as np
 import pytest
+from driver_doubles import DriverDoubleLog
 
 import modrt
 import modrt_testing
@@ -36,31 +36,11 @@ HIP_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910
 HIP_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1
 
 
-class RuntimeLog:
-    """What the test double recorded (the same loaded library as the runtime's)."""
+class RuntimeLog(DriverDoubleLog):
+    """What the HIP runtime's test double recorded (//tests/driver_doubles)."""
 
     def __init__(self) -> None:
-        path = os.path.abspath(os.environ["MODRT_ROCM_DRIVER_LIBRARY"])
-        assert os.path.basename(path) == "libhip_test_double.so"
-        self.lib = ctypes.CDLL(path)
-        self.lib.modrt_hip_test_double_log.restype = ctypes.c_char_p
-        self.lib.modrt_hip_test_double_fail_next.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
-
-    def reset(self) -> None:
-        self.lib.modrt_hip_test_double_reset()
-
-    def entries(self) -> list[dict]:
-        return [json.loads(line) for line in self.lib.modrt_hip_test_double_log().decode().splitlines()]
-
-    def calls(self, name: str) -> list[dict]:
-        return [entry for entry in self.entries() if entry["call"] == name]
-
-    def fail_next(self, call: str, code: int, times: int = 1) -> None:
-        self.lib.modrt_hip_test_double_fail_next(call.encode(), code, times)
-
-    def param_sizes(self, kernel: str, sizes: list[int]) -> None:
-        """Launches of `kernel` log their parameters' bytes (these sizes)."""
-        self.lib.modrt_hip_test_double_param_sizes(kernel.encode(), (ctypes.c_size_t * len(sizes))(*sizes), len(sizes))
+        super().__init__("MODRT_ROCM_DRIVER_LIBRARY", "libhip_test_double.so", "modrt_hip_test_double")
 
 
 @pytest.fixture(scope="module")
