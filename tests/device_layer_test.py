@@ -833,3 +833,49 @@ def test_a_spinning_kernel_on_a_stream_times_out_naming_it(native_kind):
             "lambda: dev.sync(timeout=0.3)",
         ],
     )
+
+
+def test_a_launch_makes_no_call_back_into_the_core(native_kind):
+    """A launch goes down once (plugin ABI 1.2): the core hands the plugin its
+    packed arguments with the stream and whether it captures, and the plugin
+    calls nothing in the core. With MODRT_COUNT_CORE_CALLS=1 every plugin is
+    given a core table that counts each call made through it on the calling
+    thread; compiling a module (the plugin makes it through the core) shows
+    the count counts."""
+    r = run_child(
+        native_kind,
+        f"""
+        calls = modrt.get_global_func("testing.core_calls_from_plugins")
+        params = (1, 4)
+        a = modrt.tensor(np.ones(4, "float32"), dev)
+        out = modrt.empty((4,), "float32", dev)
+        vadd = mod["vadd"]
+        vadd(a, a, out, 4, *params)  # its first launch may build a pipeline
+        dev.sync(timeout=60)
+        before_compile = calls()
+        modrt.compile({KERNELS[native_kind][0]!r}, kind, {KERNELS[native_kind][1]!r})
+        print("COMPILE", calls() - before_compile)
+
+        def counted(launch):
+            before = calls()
+            launch()
+            return calls() - before
+
+        s = modrt.Stream(dev)
+        counts = [counted(lambda: vadd(a, a, out, 4, *params)) for _ in range(5)]
+        counts += [counted(lambda: vadd(a, a, out, 4, *params, stream=s)) for _ in range(5)]
+        with modrt.stream(s):
+            counts += [counted(lambda: vadd(a, a, out, 4, *params)) for _ in range(5)]
+        with s.capture() as g:
+            counts += [counted(lambda: vadd(a, a, out, 4, *params)) for _ in range(3)]
+        g.replay(stream=s)
+        s.synchronize(timeout=60)
+        print("LAUNCHES", counts)
+        np.testing.assert_allclose(out.numpy(timeout=60), 2.0)
+        """,
+        {"MODRT_COUNT_CORE_CALLS": "1"},
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    assert int(lines["COMPILE"]) > 0, r.stdout
+    assert lines["LAUNCHES"] == str([0] * 18), r.stdout
