@@ -17,6 +17,10 @@ other buffers (Vulkan, WebGPU).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -178,3 +182,22 @@ def check_a_mismatched_rebinding_is_refused(
     g.replay({c: out})
     np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected, rtol=1e-6)
     assert submission_counts(dev)["graph_recordings"] == before["graph_recordings"]
+
+
+def run_child(kind: str, body: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`body` in a fresh Python with `dev`, its kernels compiled as `mod`, a
+    spin flag and the spin's launch parameters defined."""
+    source, signatures = KERNELS[kind]
+    code = textwrap.dedent(
+        f"""
+        import os, signal, sys, threading, numpy as np, modrt
+        kind = {kind!r}
+        dev = modrt.device(kind)
+        mod = modrt.compile({source!r}, kind, {signatures!r})
+        flag = modrt.tensor(np.zeros(1, "int32"), dev)
+        spin_params = {spin_params(kind)!r}
+        """
+    ) + textwrap.dedent(body)
+    env = dict(os.environ, MODRT_EXIT_TIMEOUT="1", **(env_extra or {}))
+    # The guard against a hang of the test itself, not a timed assertion.
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=240)

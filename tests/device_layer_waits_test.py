@@ -4,14 +4,11 @@ and inside the core), the process exits with work pending, launches in
 flight are bounded, and a bad shape or dtype is refused before allocating.
 Cases that leave a kernel spinning run in a child process."""
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
-from device_layer_kernels import KERNELS, KINDS, NATIVE_STREAMS, device_or_skip, spin_params
+from device_layer_kernels import KERNELS, KINDS, NATIVE_STREAMS, device_or_skip, run_child
 
 import modrt
 
@@ -24,23 +21,6 @@ def kind(request):
 @pytest.fixture(params=sorted(NATIVE_STREAMS))
 def native_kind(request):
     return device_or_skip(request.param)
-
-
-def run_child(kind, body, env_extra=None):
-    source, signatures = KERNELS[kind]
-    code = textwrap.dedent(
-        f"""
-        import os, signal, sys, threading, numpy as np, modrt
-        kind = {kind!r}
-        dev = modrt.device(kind)
-        mod = modrt.compile({source!r}, kind, {signatures!r})
-        flag = modrt.tensor(np.zeros(1, "int32"), dev)
-        spin_params = {spin_params(kind)!r}
-        """
-    ) + textwrap.dedent(body)
-    env = dict(os.environ, MODRT_EXIT_TIMEOUT="1", **(env_extra or {}))
-    # The guard against a hang of the test itself, not a timed assertion.
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=240)
 
 
 def assert_waits_time_out_on_a_spin(kind, launch, waits):

@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from device_layer_kernels import (
     BLOCK,
+    KERNELS,
     NATIVE_STREAMS,
     SLOW_ROUNDS,
     compile_kernels,
     device_or_skip,
     inputs,
     launch_params,
+    run_child,
     vadd,
 )
 
@@ -125,3 +127,49 @@ def test_device_to_device_copies_on_a_stream(native_kind):
     np.testing.assert_allclose(again.numpy(), x + y, rtol=1e-6)
     with pytest.raises(ValueError, match="bytes into one of"):
         modrt.empty((3,), "float32", dev).copyfrom(copy, stream=s)
+
+
+def test_a_launch_makes_no_call_back_into_the_core(native_kind):
+    """A launch goes down once (plugin ABI 1.2): the core hands the plugin its
+    packed arguments with the stream and whether it captures, and the plugin
+    calls nothing in the core. With MODRT_COUNT_CORE_CALLS=1 every plugin is
+    given a core table that counts each call made through it on the calling
+    thread; compiling a module (the plugin makes it through the core) shows
+    the count counts."""
+    r = run_child(
+        native_kind,
+        f"""
+        calls = modrt.get_global_func("testing.core_calls_from_plugins")
+        params = (1, 4)
+        a = modrt.tensor(np.ones(4, "float32"), dev)
+        out = modrt.empty((4,), "float32", dev)
+        vadd = mod["vadd"]
+        vadd(a, a, out, 4, *params)  # its first launch may build a pipeline
+        dev.sync(timeout=60)
+        before_compile = calls()
+        modrt.compile({KERNELS[native_kind][0]!r}, kind, {KERNELS[native_kind][1]!r})
+        print("COMPILE", calls() - before_compile)
+
+        def counted(launch):
+            before = calls()
+            launch()
+            return calls() - before
+
+        s = modrt.Stream(dev)
+        counts = [counted(lambda: vadd(a, a, out, 4, *params)) for _ in range(5)]
+        counts += [counted(lambda: vadd(a, a, out, 4, *params, stream=s)) for _ in range(5)]
+        with modrt.stream(s):
+            counts += [counted(lambda: vadd(a, a, out, 4, *params)) for _ in range(5)]
+        with s.capture() as g:
+            counts += [counted(lambda: vadd(a, a, out, 4, *params)) for _ in range(3)]
+        g.replay(stream=s)
+        s.synchronize(timeout=60)
+        print("LAUNCHES", counts)
+        np.testing.assert_allclose(out.numpy(timeout=60), 2.0)
+        """,
+        {"MODRT_COUNT_CORE_CALLS": "1"},
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    assert int(lines["COMPILE"]) > 0, r.stdout
+    assert lines["LAUNCHES"] == str([0] * 18), r.stdout

@@ -195,11 +195,11 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
     if (id >= 0 && id < count()) cu_.cuCtxSetCurrent(devices_[id]->context);
   }
   void UnloadQuietly(CUmodule module) noexcept { cu_.cuModuleUnload(module); }
-  // On the stream the core makes current for the device IndexedModule has
-  // just activated (NULL: the legacy default stream).
+  // On `native_stream`, the launch's (ModrtKernelArgs; NULL: the legacy
+  // default stream), on the device IndexedModule has just activated.
   void Launch(CUfunction function, const plugin::LaunchConfig& c, void** params,
-              const std::string& name) {
-    auto stream = static_cast<CUstream>(plugin::CurrentStream(kDeviceType, active_device_));
+              const std::string& name, void* native_stream) {
+    auto stream = static_cast<CUstream>(native_stream);
     Check(plugin::CallLaunch(cu_.cuLaunchKernel, function, c, stream, params),
           plugin::StrCat("cuLaunchKernel of ", name));
   }

@@ -36,6 +36,10 @@ ModrtCoreApi FakeCore() {
     ++calls_back;
     return -1;
   };
+  core.current_stream = [](int32_t, int32_t, void**) {
+    ++calls_back;
+    return -1;
+  };
   return core;
 }
 
@@ -43,6 +47,7 @@ struct Launched {
   void** params;
   unsigned grid_x;
   std::string name;
+  void* stream;
 };
 
 // What IndexedModule calls on its driver (driver.h).
@@ -57,8 +62,9 @@ struct FakeDriver {
   void Activate(int) {}
   void ActivateQuietly(int) noexcept {}
   void UnloadQuietly(ModuleHandle) noexcept {}
-  void Launch(FunctionHandle, const LaunchConfig& c, void** params, const std::string& name) {
-    launches.push_back({params, static_cast<unsigned>(c.grid[0]), name});
+  void Launch(FunctionHandle, const LaunchConfig& c, void** params, const std::string& name,
+              void* stream) {
+    launches.push_back({params, static_cast<unsigned>(c.grid[0]), name, stream});
   }
   std::vector<Launched> launches;
 };
@@ -112,6 +118,8 @@ int main() {
   k.buffers = buffers;
   for (int d = 0; d < 3; ++d) k.grid[d] = k.block[d] = 1;
   k.grid[0] = 5;
+  int queue = 0;
+  k.stream = &queue;  // the launch's native stream (ABI 1.2)
 
   FakeDriver& driver = FakeDriver::Get();
   Expect(vtable.launch(&module, 0, &k) == 0, "a packed launch succeeds");
@@ -121,7 +129,9 @@ int main() {
   Expect(
       !driver.launches.empty() && driver.launches[0].grid_x == 5 && driver.launches[0].name == "k",
       "the driver got the grid and the kernel's name");
-  Expect(calls_back == 0, "no call back into the core (kernel_args_pack)");
+  Expect(!driver.launches.empty() && driver.launches[0].stream == &queue,
+         "the driver launched on the stream the core packed");
+  Expect(calls_back == 0, "no call back into the core (kernel_args_pack, current_stream)");
 
   k.grid[0] = int64_t{1} << 32;
   Expect(vtable.launch(&module, 0, &k) != 0, "a grid over unsigned int is refused");

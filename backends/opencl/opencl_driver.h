@@ -215,11 +215,6 @@ inline cl_command_queue QueueOf(int device_id, void* stream) {
   return stream ? static_cast<cl_command_queue>(stream) : Workspace::Get().device(device_id).queue;
 }
 
-// The queue a launch or copy on `device_id` goes to now (core->current_stream).
-inline cl_command_queue CurrentQueue(int device_id) {
-  return QueueOf(device_id, CurrentStream(kDLOpenCL, device_id));
-}
-
 // Registers the device API (opencl_device_api.cc) with the core.
 void RegisterDeviceApi();
 

@@ -127,8 +127,8 @@ class OpenCLModule final : public PayloadModule {
       local[d] = static_cast<size_t>(k.launch.block[d]);
       global[d] = static_cast<size_t>(k.launch.grid[d]) * local[d];
     }
-    cl_command_queue queue = CurrentQueue(device_id);
-    if (Graph* graph = Captures::Get().Find(queue)) {
+    cl_command_queue queue = QueueOf(device_id, k.NativeStream(kDLOpenCL));
+    if (Graph* graph = k.Capturing() ? Captures::Get().Find(queue) : nullptr) {
       // Captured: recorded with its arguments, not run (opencl_graphs.h).
       return graph->Record(LaunchToRecord{kernel.program, info.name, k, has_dyn_shared,
                                           static_cast<size_t>(k.launch.dyn_shared_bytes), global,

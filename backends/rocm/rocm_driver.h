@@ -171,9 +171,10 @@ class Workspace : public LazyDriverState<Workspace> {
   void UnloadQuietly(hipModule_t module) noexcept { hip_.hipModuleUnload(module); }
   // On the stream the core makes current for the device IndexedModule has
   // just activated (NULL: the null stream).
-  void Launch(hipFunction_t function, const LaunchConfig& c, void** params,
-              const std::string& name) {
-    auto stream = static_cast<hipStream_t>(CurrentStream(kDeviceType, active_device_));
+  // On `stream`, the launch's (null: the default stream).
+  void Launch(hipFunction_t function, const LaunchConfig& c, void** params, const std::string& name,
+              void* native_stream) {
+    auto stream = static_cast<hipStream_t>(native_stream);
     Check(CallLaunch(hip_.hipModuleLaunchKernel, function, c, stream, params),
           StrCat("hipModuleLaunchKernel of ", name));
   }

@@ -68,7 +68,7 @@ class VulkanModule final : public PayloadModule {
     CheckGrid(info, k.launch, d);
     const Pipeline& p =
         pipelines_.Get(k.device_id, d, info, k.launch, payload().smap.at(info.name));
-    SubmitLaunch(CurrentStream(k.device_id, d), DispatchOf(info, k, p), info.name);
+    SubmitLaunch(StreamOf(k.NativeStream(kDLVulkan), d), DispatchOf(info, k, p), info.name);
   }
 
  private:

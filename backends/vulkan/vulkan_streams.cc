@@ -180,9 +180,8 @@ void Stream::DestroySlot(Slot& s) {
   s = Slot{};
 }
 
-Stream& CurrentStream(int device_id, Device& d) {
-  void* current = plugin::CurrentStream(kDLVulkan, device_id);
-  return current != nullptr ? *static_cast<Stream*>(current) : DefaultStream(d);
+Stream& StreamOf(void* native, Device& d) {
+  return native != nullptr ? *static_cast<Stream*>(native) : DefaultStream(d);
 }
 
 Stream& DefaultStream(Device& d) {

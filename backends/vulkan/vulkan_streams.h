@@ -123,9 +123,9 @@ class Stream : public std::enable_shared_from_this<Stream> {
 // The device's default stream (the plugin's default queue, NULL to the core).
 Stream& DefaultStream(Device& d);
 
-// The stream a launch on `d` goes to now: the core's current stream, else
-// the device's default stream.
-Stream& CurrentStream(int device_id, Device& d);
+// The stream a launch on `d` goes to: `native` (the launch's, ModrtKernelArgs),
+// else (null) the device's default stream.
+Stream& StreamOf(void* native, Device& d);
 
 }  // namespace vulkan
 }  // namespace modrt

@@ -105,9 +105,8 @@ void Graph::Swap(Graph& other) {
   std::swap(uniform_used_, other.uniform_used_);
 }
 
-Graph* Queue::CurrentCapture() {
+Graph* Queue::CaptureOf(void* stream) {
   if (captures_open_.load(std::memory_order_acquire) == 0) return nullptr;
-  void* stream = CurrentStream(kDLWebGPU, 0);
   std::lock_guard lock(capture_mu_);
   auto found = captures_.find(stream);
   return found == captures_.end() ? nullptr : found->second.get();

@@ -93,7 +93,7 @@ void WebGpuModule::LaunchPacked(const FunctionInfo& info, size_t, const PackedAr
   const WGPUComputePipeline pipeline = GetPipeline(ws, kernel, info, k.launch);
   const LaunchArgs bound = BindArguments(kernel, k);
   // On a stream that is capturing a graph, the launch is recorded, not run.
-  if (Graph* graph = Queue::Get().CurrentCapture()) {
+  if (Graph* graph = k.Capturing() ? Queue::Get().CaptureOf(k.NativeStream(kDLWebGPU)) : nullptr) {
     return graph->Record(ws, kernel, pipeline, bound);
   }
 

@@ -154,9 +154,9 @@ class Queue {
   // replays' re-recordings), graph replays submitted ("graph_replays").
   int64_t SubmissionCount(std::string_view name) const;
 
-  // The graph a launch made now on this thread is recorded into, or null
-  // when its stream is not capturing (cheap while nothing captures).
-  Graph* CurrentCapture();
+  // The graph a launch on `stream` (the launch's, ModrtKernelArgs) is
+  // recorded into, or null when it is not capturing (cheap while nothing captures).
+  Graph* CaptureOf(void* stream);
 
   // Completes the device-to-host copies made before `up_to` (a readback
   // number; UINT64_MAX: all): each waits for its copy, then lands in host

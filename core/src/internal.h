@@ -51,6 +51,9 @@ Table CopyTable(const Table* given, size_t min_size, const char* what) {
 
 // The function table every plugin is given (plugin.cc).
 const ModrtCoreApi& CoreApi();
+// The table a plugin is given: CoreApi(), or a copy that counts each call
+// (MODRT_COUNT_CORE_CALLS=1, core_call_count.cc).
+const ModrtCoreApi& PluginCoreApi();
 
 // A device's memory pool (memory_pool.cc): stream-ordered reuse of freed blocks.
 void* PoolAlloc(DeviceAPI* api, DLDevice device, size_t nbytes);

@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "modrt/core/device.h"
 #include "modrt/core/payload.h"
+#include "stream.h"
 
 namespace modrt {
 
@@ -248,6 +249,13 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
     }
     k->sizes[i] = a.dtype.bits / 8;
     std::memcpy(&k->slots[i], &v, sizeof(v));  // little-endian: the low bytes are the value
+  }
+  if (MODRT_STRUCT_HAS(ModrtKernelArgs, k, capturing)) {
+    // Where the launch goes (ABI 1.2): the plugin need not ask (current_stream).
+    StreamState& stream = StreamFor(DLDevice{device_type, k->device_id});
+    const GraphObj* graph = stream.capture();
+    k->stream = stream.native_stream();
+    k->capturing = graph != nullptr && graph->capturing_natively() ? 1 : 0;
   }
 }
 

@@ -357,7 +357,7 @@ int CorePayloadShader(ModrtObjectHandle payload, int64_t index, const char** nam
 int CoreKernelArgsPack(const void* info, const ModrtValue* args, int32_t num_args,
                        int32_t device_type, ModrtKernelArgs* out) {
   return GuardCall([&] {
-    if (out == nullptr || out->struct_size < sizeof(ModrtKernelArgs)) {
+    if (out == nullptr || out->struct_size < MODRT_KERNEL_ARGS_1_0_SIZE) {
       Fail("ValueError", "kernel_args_pack needs a ModrtKernelArgs of plugin ABI 1.0");
     }
     PackKernelArgs(AsFunctionInfo(info), Args(args, num_args),

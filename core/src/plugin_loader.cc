@@ -82,7 +82,7 @@ void LoadPlugin(const std::string& path, const std::map<std::string, std::string
     Fail("ImportError", PluginProblem(path, StrCat("is not a modrt plugin: it does not export ",
                                                    MODRT_PLUGIN_INIT_SYMBOL)));
   }
-  const ModrtPluginApi* api = init(&CoreApi());
+  const ModrtPluginApi* api = init(&PluginCoreApi());
   std::string refusal = RefusalOf(api);
   if (!refusal.empty()) Fail("ImportError", PluginProblem(path, "refused: " + refusal));
   ModrtPluginApi table = CopyTable(api, MODRT_PLUGIN_API_MIN_SIZE, "plugin table");

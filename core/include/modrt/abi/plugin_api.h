@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define MODRT_PLUGIN_ABI_MAJOR 1
-#define MODRT_PLUGIN_ABI_MINOR 1
+#define MODRT_PLUGIN_ABI_MINOR 2
 
 #define MODRT_PLUGIN_INIT_SYMBOL "modrt_plugin_init"
 
@@ -130,7 +130,8 @@ typedef struct {
   /* ABI 1.1, optional (NULL: none; only for modules made with a payload).
    * Launches the payload's function `function_index` (functions in name
    * order) with arguments the core has already checked and packed, as
-   * kernel_args_pack does, on the queue core->current_stream names. With it
+   * kernel_args_pack does, on the queue args->stream names (ABI 1.2; from
+   * a core of 1.1, core->current_stream). With it
    * a launch goes down once: the core packs, then calls this; get_function
    * is then asked only whether the module has the function. Without it the
    * core calls the function get_function returned, which packs through
@@ -189,10 +190,23 @@ typedef struct ModrtKernelArgs {
   int64_t block[3];
   int64_t dyn_shared_bytes;
   int32_t device_id; /* of every buffer argument (0 when there are none) */
+  /* ABI 1.2: where the launch goes, filled by the core, so that a launch
+   * makes no call back into it. A plugin reads them when struct_size reaches
+   * them and, from kernel_args_pack, when the core's abi_minor is 2 or more
+   * (an older core leaves them as they were: ask core->current_stream).
+   * `stream`: the native queue (stream_create's) of the modrt stream the
+   * launch is on, NULL for the plugin's default queue. `capturing`: 1 when
+   * that stream is capturing a graph natively (between graph_begin and
+   * graph_end on it): the plugin records the launch, it does not run it. */
+  void* stream;
+  int32_t capturing;
 } ModrtKernelArgs;
 
+/* The size of a ModrtKernelArgs of ABI 1.0 and 1.1 (up to device_id). */
+#define MODRT_KERNEL_ARGS_1_0_SIZE (offsetof(ModrtKernelArgs, device_id) + sizeof(int32_t))
+
 /* ------------------------------------------------------------------------ */
-/* The core's function table, ABI 1.1. New functions are only ever appended. */
+/* The core's function table, ABI 1.2. New functions are only ever appended. */
 typedef struct ModrtCoreApi {
   size_t struct_size;
   int32_t abi_major;
@@ -273,7 +287,8 @@ typedef struct ModrtCoreApi {
   /* ABI 1.1, device layer. The native stream (from the device API's
    * stream_create) that a launch on the device goes to now: the calling
    * thread's current modrt stream on that device, or NULL for the plugin's
-   * default queue. */
+   * default queue. Since ABI 1.2 a launch carries it (ModrtKernelArgs.stream):
+   * kept for plugins of 1.1 and for work that is not a launch. */
   int (*current_stream)(int32_t device_type, int32_t device_id, void** out);
 
   /* ABI 1.1, load-time configuration (optional: a plugin checks it with

@@ -127,6 +127,12 @@ struct KernelArgsBase {
   std::vector<const DLTensor*> buffers;  // per argument; null for scalars
   LaunchConfig launch;
   int device_id = 0;  // the device of every buffer argument (0 when there are none)
+  // Where the launch goes (ModrtKernelArgs, ABI 1.2): its stream's native
+  // queue (null: the default queue) and whether that stream captures a graph
+  // natively; `where_known` false when the core that packed is older.
+  void* stream = nullptr;
+  bool capturing = false;
+  bool where_known = false;
 
  protected:
   // Sizes the arrays for `num_args` arguments, has `pack(ModrtKernelArgs*)`
@@ -152,6 +158,8 @@ struct KernelArgsBase {
     }
     launch.dyn_shared_bytes = c.dyn_shared_bytes;
     device_id = c.device_id;
+    stream = c.stream;
+    capturing = c.capturing != 0;
   }
 };
 

@@ -61,8 +61,8 @@ class DeviceAPI {
   // ABI 1.1, optional: native queues and events (plugin_api.h,
   // ModrtStreamExtension). A device API that has them says so with
   // HasStreams and implements every virtual below. `stream` NULL is the
-  // default queue (the one Sync drains); a launch finds its queue with
-  // CurrentStream(). Offsets count from the tensor's first byte (data +
+  // default queue (the one Sync drains); a launch finds its queue in its
+  // arguments (PackedArgs::NativeStream). Offsets count from the tensor's first byte (data +
   // byte_offset).
   virtual bool HasStreams() const { return false; }
   virtual void* StreamCreate(int /*device_id*/) { Unimplemented(); }

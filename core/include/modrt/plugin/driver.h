@@ -240,7 +240,7 @@ class IndexedModule : public PayloadModule {
     FunctionHandle function = Get(k.device_id, index, info.name, k.launch);
     // The driver reads the parameters through a non-const void** only.
     void** params = k.ptrs.size() == 0 ? nullptr : const_cast<void**>(k.ptrs.data());
-    driver.Launch(function, k.launch, params, info.name);
+    driver.Launch(function, k.launch, params, info.name, k.NativeStream(Driver::kDeviceType));
   }
 
  protected:

@@ -130,6 +130,25 @@ struct PackedArgs {
   Span<const DLTensor* const> buffers;
   LaunchConfig launch;
   int device_id = 0;  // of every buffer argument (0 when there are none)
+  // Where the launch goes, as the core packed it (ABI 1.2); from an older
+  // core (where_known false) NativeStream() and Capturing() ask or assume.
+  void* stream = nullptr;
+  bool capturing = false;
+  bool where_known = false;
+
+  // The native queue of the launch's stream (null: the default queue). With
+  // a core of ABI 1.2 or later no call back into the core.
+  void* NativeStream(DLDeviceType type) const {
+    if (where_known) return stream;
+    const ModrtCoreApi& core = Core();
+    if (!MODRT_CORE_HAS(&core, current_stream)) return nullptr;  // a core of ABI 1.0
+    void* current = nullptr;
+    Check(core.current_stream(type, device_id, &current));
+    return current;
+  }
+  // Whether the launch's stream captures a graph natively (the plugin then
+  // records the launch); from an older core: true, look the capture up.
+  bool Capturing() const { return !where_known || capturing; }
 
   static PackedArgs Of(const ModrtKernelArgs& c) {
     const auto n = static_cast<size_t>(c.num_args);
@@ -139,6 +158,11 @@ struct PackedArgs {
       p.launch.block[d] = c.block[d];
     }
     p.launch.dyn_shared_bytes = c.dyn_shared_bytes;
+    if (MODRT_STRUCT_HAS(ModrtKernelArgs, &c, capturing)) {
+      p.stream = c.stream;
+      p.capturing = c.capturing != 0;
+      p.where_known = true;
+    }
     return p;
   }
 };
@@ -154,12 +178,17 @@ struct KernelArgs : common::KernelArgsBase {
     k.Fill(info.args.size(), [&](ModrtKernelArgs* c) {
       Check(Core().kernel_args_pack(info.core_info, args.values(), args.size(), device_type, c));
     });
+    k.where_known = Core().abi_minor >= 2;  // an older core leaves stream and capturing unset
     return k;
   }
   PackedArgs View() const {
     const size_t n = slots.size();
-    return PackedArgs{{slots.data(), n},   {ptrs.data(), n}, {sizes.data(), n},
-                      {buffers.data(), n}, launch,           device_id};
+    PackedArgs p{{slots.data(), n},   {ptrs.data(), n}, {sizes.data(), n},
+                 {buffers.data(), n}, launch,           device_id};
+    p.stream = stream;
+    p.capturing = capturing;
+    p.where_known = where_known;
+    return p;
   }
 };
 
