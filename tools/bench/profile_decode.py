@@ -53,8 +53,9 @@ def _entry_points(device: str) -> dict[str, Callable[..., Any]]:
 
     points: dict[str, Callable[..., Any]] = {"jit": _TinyJit.__call__}
     if device.startswith("MODRT"):
-        from modrt_tinygrad.device import ModrtAllocator, ModrtProgram
         from modrt_tinygrad.graph import ModrtGraph
+        from modrt_tinygrad.memory import ModrtAllocator
+        from modrt_tinygrad.program import ModrtProgram
 
         points.update(
             launches=ModrtGraph.__call__,
