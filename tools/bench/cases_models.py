@@ -150,9 +150,9 @@ def _cnn(device: str):  # type: ignore[no-untyped-def]
 
 def cnn_forward(device: str) -> Run:
     """n jitted inference passes (batch norm's running statistics) of CNN_BATCH images."""
+    _, model, x, _ = _cnn(device)  # puts the root's tinygrad on the path
     from tinygrad import TinyJit
 
-    _, model, x, _ = _cnn(device)
     forward = TinyJit(lambda images: model(images).realize())
     return _jitted(lambda: forward(x), device)
 
