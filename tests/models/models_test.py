@@ -18,7 +18,8 @@ import tinygrad_testing
 
 tinygrad_testing.setup()
 
-from modrt_models import decoder, resnet  # noqa: E402
+from model_runs import PROMPT, generated, trained  # noqa: E402
+from modrt_models import decoder  # noqa: E402
 from tinygrad import Device  # noqa: E402
 
 DEVICE = os.environ["MODRT_TINYGRAD_DEVICE"]
@@ -30,30 +31,19 @@ LOGITS_TOLERANCE = 1e-4
 LOSS_TOLERANCE = 1e-4
 WEIGHT_TOLERANCE = 1e-4
 
-PROMPT = [3, 14, 15, 92, 65]
 DECODE_STEPS = 5
 TRAIN_STEPS = 3
 BATCH = 4
 
 
-def generated(device: str) -> tuple[list[int], list[np.ndarray]]:
-    model = decoder.Decoder(decoder.DecoderConfig.tiny())
-    decoder.place_seeded(model, seed=0, device=device)
-    tokens, logits = [], []
-    for token, step_logits in model.generate(PROMPT, DECODE_STEPS, device):
-        tokens.append(token)
-        logits.append(step_logits.numpy())
-    return tokens, logits
-
-
 @pytest.fixture(scope="module")
 def decoder_reference() -> tuple[list[int], list[np.ndarray]]:
-    return generated(REFERENCE)
+    return generated(REFERENCE, DECODE_STEPS)[1:]
 
 
 @pytest.fixture(scope="module")
 def decoder_on_device() -> tuple[list[int], list[np.ndarray]]:
-    return generated(DEVICE)
+    return generated(DEVICE, DECODE_STEPS)[1:]
 
 
 def test_the_device_is_modrt() -> None:
@@ -81,26 +71,9 @@ def test_decoder_kv_cache_steps_equal_one_prefill_of_the_whole_sequence(decoder_
     np.testing.assert_allclose(got_logits[-1], logits.numpy(), rtol=LOGITS_TOLERANCE, atol=LOGITS_TOLERANCE)
 
 
-def trained(device: str) -> tuple[list[float], dict[str, np.ndarray]]:
-    cfg = resnet.ResNetConfig.tiny()
-    model = resnet.ResNet(cfg)
-    resnet.place_seeded(model, seed=0, device=device)
-    trainer = resnet.Trainer(model)
-    images, labels = resnet.synthetic_batch(cfg, BATCH, seed=1)
-    x, y = resnet.to_device(images, device), resnet.to_device(labels, device)
-    losses = [trainer.step(x, y).item() for _ in range(TRAIN_STEPS)]
-    state = {
-        "stem.weight": model.stem.weight.numpy(),
-        "classifier.weight": model.classifier.weight.numpy(),
-        "stem_bn.running_mean": model.stem_bn.running_mean.numpy(),
-        "stem_bn.running_var": model.stem_bn.running_var.numpy(),
-    }
-    return losses, state
-
-
 def test_resnet_training_steps_match_tinygrad_cpu() -> None:
-    want_losses, want_state = trained(REFERENCE)
-    got_losses, got_state = trained(DEVICE)
+    _, want_losses, want_state = trained(REFERENCE, TRAIN_STEPS, BATCH)
+    _, got_losses, got_state = trained(DEVICE, TRAIN_STEPS, BATCH)
     np.testing.assert_allclose(got_losses, want_losses, rtol=LOSS_TOLERANCE, atol=LOSS_TOLERANCE)
     # The steps changed the model (a step that trained nothing would agree too).
     assert want_losses[-1] < want_losses[0]

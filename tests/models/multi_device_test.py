@@ -17,7 +17,7 @@ import tinygrad_testing
 
 tinygrad_testing.setup()
 
-from modrt_models import decoder, resnet  # noqa: E402
+from model_runs import generated, trained  # noqa: E402
 from tinygrad import Device, Tensor  # noqa: E402
 
 # As tinygrad names them (MODRT:opencl:0 is MODRT:opencl).
@@ -28,7 +28,6 @@ LOGITS_TOLERANCE = 1e-4
 LOSS_TOLERANCE = 1e-4
 WEIGHT_TOLERANCE = 1e-4
 
-PROMPT = [3, 14, 15, 92, 65]
 DECODE_STEPS = 4
 TRAIN_STEPS = 2
 BATCH = 4  # split over the devices
@@ -40,19 +39,9 @@ def test_the_devices_are_distinct_modrt_devices() -> None:
     assert len({str(d.modrt_device) for d in devices}) == len(DEVICES), [str(d.modrt_device) for d in devices]
 
 
-def generated(device: str | tuple[str, ...]) -> tuple[decoder.Decoder, list[int], list[np.ndarray]]:
-    model = decoder.Decoder(decoder.DecoderConfig.tiny())
-    decoder.place_seeded(model, seed=0, device=device)
-    tokens, logits = [], []
-    for token, step_logits in model.generate(PROMPT, DECODE_STEPS, device):
-        tokens.append(token)
-        logits.append(step_logits.numpy())
-    return model, tokens, logits
-
-
 def test_decoder_tensor_parallel_equals_one_device() -> None:
-    _, want_tokens, want_logits = generated(REFERENCE)
-    model, got_tokens, got_logits = generated(DEVICES)
+    _, want_tokens, want_logits = generated(REFERENCE, DECODE_STEPS)
+    model, got_tokens, got_logits = generated(DEVICES, DECODE_STEPS)
     # Really split: each device holds some heads' weights and KV cache.
     attention = model.blocks[0].attention
     assert attention.query.weight.device == DEVICES and attention.query.weight.uop.axis == 0
@@ -63,25 +52,9 @@ def test_decoder_tensor_parallel_equals_one_device() -> None:
     assert got_tokens == want_tokens
 
 
-def trained(device: str | tuple[str, ...]) -> tuple[Tensor, list[float], dict[str, np.ndarray]]:
-    cfg = resnet.ResNetConfig.tiny()
-    model = resnet.ResNet(cfg)
-    resnet.place_seeded(model, seed=0, device=device)
-    trainer = resnet.Trainer(model)
-    images, labels = resnet.synthetic_batch(cfg, BATCH, seed=1)
-    x, y = resnet.to_device(images, device), resnet.to_device(labels, device)
-    losses = [trainer.step(x, y).item() for _ in range(TRAIN_STEPS)]
-    state = {
-        "stem.weight": model.stem.weight.numpy(),
-        "classifier.weight": model.classifier.weight.numpy(),
-        "stem_bn.running_var": model.stem_bn.running_var.numpy(),
-    }
-    return x, losses, state
-
-
 def test_resnet_data_parallel_training_equals_one_device() -> None:
-    _, want_losses, want_state = trained(REFERENCE)
-    x, got_losses, got_state = trained(DEVICES)
+    _, want_losses, want_state = trained(REFERENCE, TRAIN_STEPS, BATCH)
+    x, got_losses, got_state = trained(DEVICES, TRAIN_STEPS, BATCH)
     assert x.device == DEVICES and x.uop.axis == 0  # each device trained on part of the batch
     np.testing.assert_allclose(got_losses, want_losses, rtol=LOSS_TOLERANCE, atol=LOSS_TOLERANCE)
     for name, want in want_state.items():

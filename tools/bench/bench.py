@@ -1,8 +1,9 @@
 """modrt against its peers and the floor: `tools/bazel run //tools/bench -- all`.
 
-Installs the peers (apache-tvm, apache-tvm-ffi, pyopencl, and matplotlib for
-the chart) into a venv inside the toolchain root (wgpu-py comes with the root,
-CuPy only where it is installed), builds modrt trees with the backend flags on
+Installs the peers (apache-tvm, apache-tvm-ffi, pyopencl, dawn-python for
+tinygrad's WEBGPU device, and matplotlib for the chart) into a venv inside the
+toolchain root (wgpu-py comes with the root, CuPy only where it is installed),
+builds modrt trees with the backend flags on
 and off (nested Bazel runs in this workspace), builds the floors (floors/*.c),
 measures every row in fresh processes, interleaved, three times, and writes
 docs/BENCHMARKS.md and its chart.

@@ -97,6 +97,16 @@ def test_a_case_that_cannot_run_says_why():
     assert measure.probe(sys.executable, "testing-pid", env) is None
 
 
+def test_a_model_case_probe_opens_its_device_and_says_why_when_it_cannot():
+    # tinygrad's CPU device opens wherever tinygrad is; its own WEBGPU device
+    # needs Dawn, which the bench venv gets from dawn-python (named if absent).
+    env = measure.python_env()
+    assert measure.probe(sys.executable, "model-decode-cpu", env) is None
+    dawn = subprocess.run([sys.executable, "-c", "import pydawn"], env=env, capture_output=True).returncode == 0
+    if not dawn:
+        assert "pip install dawn-python" in measure.probe(sys.executable, "model-decode-webgpu", env)
+
+
 def test_c_floors_report_a_figure_or_why_not(tmp_path):
     ok, absent = tmp_path / "ok.sh", tmp_path / "absent.sh"
     ok.write_text('#!/bin/sh\necho "setting up"\necho "$1 $2 $3" >&2\necho 0.5\n')

@@ -9,6 +9,9 @@ on both sides of a row; only the device differs.
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import platform
 import resource
 import sys
 import time
@@ -16,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cases_tinygrad import _tinygrad
+from measure import PROBE_ENV
 from worker_common import Run
 
 # The decoder's prompt for the decode rows, and the prefill row's prompt length.
@@ -25,7 +29,28 @@ PREFILL_TOKENS = 64
 MEMORY_DECODE_STEPS = 8
 CNN_BATCH = 16
 # tinygrad devices by the name the cases use.
-DEVICES = {"modrt-opencl": "MODRT:opencl", "cl": "CL", "modrt-cpu": "MODRT:cpu", "cpu": "CPU"}
+DEVICES = {
+    "modrt-opencl": "MODRT:opencl",
+    "cl": "CL",
+    "modrt-cpu": "MODRT:cpu",
+    "cpu": "CPU",
+    "modrt-webgpu": "MODRT:webgpu",
+    "webgpu": "WEBGPU",
+}
+
+
+def _open(device: str) -> None:
+    """tinygrad with `device` opened; for its own WEBGPU device, on the Dawn
+    library that dawn-python ships (tinygrad loads it from WEBGPU_PATH)."""
+    if device == "WEBGPU" and "WEBGPU_PATH" not in os.environ:
+        spec = importlib.util.find_spec("pydawn")
+        if spec is None or not spec.submodule_search_locations:
+            raise ImportError("tinygrad's WEBGPU device needs Dawn: pip install dawn-python")
+        library = Path(spec.submodule_search_locations[0]) / "lib" / f"libwebgpu_dawn_{platform.machine()}.so"
+        if not library.is_file():
+            raise ImportError(f"dawn-python has no Dawn library for this machine ({library} is missing)")
+        os.environ["WEBGPU_PATH"] = str(library)
+    _tinygrad(device)
 
 
 def _models():  # type: ignore[no-untyped-def]
@@ -39,7 +64,7 @@ def _models():  # type: ignore[no-untyped-def]
 
 
 def _decoder(device: str):  # type: ignore[no-untyped-def]
-    _tinygrad(device)
+    _open(device)
     _models()
     from modrt_models import decoder
 
@@ -99,8 +124,8 @@ def first_token(device: str) -> Run:
 
 def peak_memory(device: str) -> Run:
     """The process's peak resident memory in MB (the devices here are host
-    memory: PoCL's CPU device, modrt's and tinygrad's CPU) after placing the
-    weights, a prefill and MEMORY_DECODE_STEPS decode steps; reported as the
+    memory: PoCL's CPU device, modrt's and tinygrad's CPU, lavapipe) after
+    placing the weights, a prefill and MEMORY_DECODE_STEPS decode steps; reported as the
     decode rows' first-token figure is (n times it, scale 1)."""
     model = _decoder(device)
     generated = model.generate(_prompt(PROMPT_TOKENS), MEMORY_DECODE_STEPS, device)
@@ -112,7 +137,7 @@ def peak_memory(device: str) -> Run:
 
 
 def _cnn(device: str):  # type: ignore[no-untyped-def]
-    _tinygrad(device)
+    _open(device)
     _models()
     from modrt_models import resnet
 
@@ -125,9 +150,9 @@ def _cnn(device: str):  # type: ignore[no-untyped-def]
 
 def cnn_forward(device: str) -> Run:
     """n jitted inference passes (batch norm's running statistics) of CNN_BATCH images."""
+    _, model, x, _ = _cnn(device)  # puts the root's tinygrad on the path
     from tinygrad import TinyJit
 
-    _, model, x, _ = _cnn(device)
     forward = TinyJit(lambda images: model(images).realize())
     return _jitted(lambda: forward(x), device)
 
@@ -169,9 +194,19 @@ FIGURES: dict[str, Callable[[str], Run]] = {
     "cnn-train-step": cnn_train_step,
 }
 
+
+def _case(figure: Callable[[str], Run], device: str) -> Run:
+    """`figure` on `device`; in a probe (measure.PROBE_ENV) only the device is
+    opened, which tells as much and spares setting a whole model up."""
+    if os.environ.get(PROBE_ENV):
+        _open(device)
+        return lambda n: 0.0
+    return figure(device)
+
+
 # worker.py's cases: model-<figure>-<device>, e.g. model-decode-modrt-opencl, model-decode-cl.
 CASES: dict[str, Callable[[], Run]] = {
-    f"model-{figure}-{name}": (lambda f=case, d=device: f(d))
+    f"model-{figure}-{name}": (lambda f=case, d=device: _case(f, d))
     for figure, case in FIGURES.items()
     for name, device in DEVICES.items()
 }

@@ -23,6 +23,8 @@ REQUIREMENTS = [
     "apache-tvm-ffi==0.1.15.post2",
     "pyopencl==2026.1.4",
     "matplotlib==3.11.2",
+    # Dawn (libwebgpu_dawn): tinygrad's own WEBGPU device, the models rows' webgpu peer.
+    "dawn-python==0.3.0",
 ]
 # Repeats of every row; a row whose repeats disagree by more than
 # report.UNSTABLE is unstable.

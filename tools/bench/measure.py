@@ -124,10 +124,15 @@ def fresh_worker(
     return sample
 
 
+# Set in a probe's environment: a case whose setup is long (a whole model) may
+# stop once it knows it can run (its device opens) instead of setting up.
+PROBE_ENV = "MODRT_BENCH_PROBE"
+
+
 def probe(python: str, case: str, env: Mapping[str, str]) -> str | None:
     """None when `case` starts here, else why it cannot (Unavailable's reason)."""
     try:
-        Worker(python, case, env).close()
+        Worker(python, case, {**env, PROBE_ENV: "1"}).close()
     except Unavailable as e:
         return str(e)
     return None

@@ -1,0 +1,166 @@
+"""Where a decode step of the GPT-2-small-shaped decoder spends its time, per tinygrad device.
+
+    tools/bazel run --config=all-runtimes -c opt //tools/bench:profile_decode -- MODRT:opencl CL
+
+The devices are set up in one process (same weights and inputs; the model of
+tools/bench/cases_models.py: a prefill and warm-up steps each), then take
+turns step by step, so load from elsewhere falls on all of them alike:
+
+- wall: a plain decode step, token fed back (the bench row's loop), in two
+  halves: issue (the jitted call returns: tinygrad's JIT and the runtime
+  launching the step's kernels, which run asynchronously) and wait (reading
+  the token back waits for the kernels);
+- kernels: the device time of the step's kernels, measured by tinygrad itself
+  as under DEBUG=2 (every launch waited for, GlobalCounters.time_sum_s: OpenCL
+  event timestamps on CL, modrt events around each graph replay on MODRT);
+- then a cProfile of the plain steps: the cumulative seconds per step in
+  tinygrad's JIT call, in the device's launch layer (MODRT: ModrtGraph.__call__,
+  which records the batch for a new position and replays it, with the record
+  alone; CL: CLProgram.__call__, one per kernel; CPU: none apart, its kernels
+  run inside the JIT call) and in the read-back that
+  waits for the step (the allocator's _copyout), and the launches per step.
+
+The figures are medians over the steps (the profiled columns: means);
+cProfile slows Python down, so its columns are for proportions, and `wall`
+comes from the steps without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import cases_models
+
+
+def _key(function: Callable[..., Any]) -> tuple[str, int, str]:
+    code = function.__code__
+    return (code.co_filename, code.co_firstlineno, code.co_name)
+
+
+def _entry_points(device: str) -> dict[str, Callable[..., Any]]:
+    """The functions whose cumulative time the profile reports, by column."""
+    from tinygrad.engine.jit import _TinyJit  # what TinyJit(f) makes
+
+    points: dict[str, Callable[..., Any]] = {"jit": _TinyJit.__call__}
+    if device.startswith("MODRT"):
+        from modrt_tinygrad.graph import ModrtGraph
+        from modrt_tinygrad.memory import ModrtAllocator
+        from modrt_tinygrad.program import ModrtProgram
+
+        points.update(
+            launches=ModrtGraph.__call__,
+            record=ModrtGraph._capture,
+            readback=ModrtAllocator._copyout,
+            kernel_calls=ModrtProgram.__call__,
+        )
+    elif device == "CL":
+        from tinygrad.runtime.ops_cl import CLAllocator, CLProgram
+
+        points.update(launches=CLProgram.__call__, readback=CLAllocator._copyout, kernel_calls=CLProgram.__call__)
+    elif device == "CPU":
+        from tinygrad.runtime.ops_cpu import CPUAllocator
+
+        # tinygrad's CPU device runs a jitted batch inside the call (its own
+        # queue), so only the JIT call and the read-back are told apart.
+        points.update(readback=CPUAllocator._copyout)
+    else:
+        raise SystemExit(f"profile_decode: {device}: only MODRT devices, CL and CPU are profiled")
+    return points
+
+
+class DecodeSide:
+    """The decoder on one device, after its prefill and warm-up steps; `step()`
+    is one decode step (token fed back), timed in its two halves."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.model = cases_models._decoder(device)  # puts the root's tinygrad on the path
+        prompt = cases_models._prompt(cases_models.PROMPT_TOKENS)
+        self.token = int(self.model.prefill(prompt, device)[1].item())
+        self.pos = len(prompt)
+        self.figures: dict[str, list[float]] = {}
+        self.profiler = cProfile.Profile()
+        for _ in range(3):  # TinyJit captures on its second call
+            self.step()
+        self.figures.clear()
+
+    def step(self, profile: bool = False) -> None:
+        if profile:
+            self.profiler.enable()
+        start = time.perf_counter()
+        _, token = self.model.decode(self.token, self.pos, self.device)
+        issued = time.perf_counter()
+        self.token = int(token.item())
+        done = time.perf_counter()
+        if profile:
+            self.profiler.disable()
+        self.pos += 1
+        prefix = "profiled " if profile else ""
+        self.figures.setdefault(prefix + "wall ms", []).append((done - start) * 1e3)
+        self.figures.setdefault(prefix + "issue ms", []).append((issued - start) * 1e3)
+        self.figures.setdefault(prefix + "wait ms", []).append((done - issued) * 1e3)
+
+    def kernel_step(self) -> None:
+        """A step with every launch waited for: tinygrad sums the kernels' device time."""
+        from tinygrad.helpers import DEBUG, Context, GlobalCounters
+
+        with contextlib.redirect_stdout(io.StringIO()), Context(DEBUG=max(DEBUG.value, 2)):
+            GlobalCounters.reset()
+            self.token = int(self.model.decode(self.token, self.pos, self.device)[1].item())
+            self.pos += 1
+        self.figures.setdefault("kernels ms", []).append(GlobalCounters.time_sum_s * 1e3)
+
+    def results(self, steps: int) -> dict[str, float]:
+        figures = {name: statistics.median(values) for name, values in self.figures.items()}
+        stats = pstats.Stats(self.profiler).stats  # type: ignore[attr-defined]
+        for column, function in _entry_points(self.device).items():
+            calls, _, _, cumulative, _ = stats.get(_key(function), (0, 0, 0.0, 0.0, {}))
+            if column == "kernel_calls":
+                figures["kernel launches per step"] = calls / steps
+            else:
+                figures[f"{column} ms (profiled)"] = cumulative / steps * 1e3
+        return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("devices", nargs="+", help="tinygrad devices, e.g. MODRT:opencl CL")
+    parser.add_argument("--steps", type=int, default=8, help="decode steps per figure (default 8)")
+    args = parser.parse_args()
+    sides = []
+    for device in args.devices:
+        print(f"profile_decode: {device} ...", file=sys.stderr, flush=True)
+        sides.append(DecodeSide(device))
+    # The devices take turns step by step, so load from elsewhere falls on all alike.
+    for _ in range(args.steps):
+        for side in sides:
+            side.step()
+    for _ in range(args.steps):
+        for side in sides:
+            side.kernel_step()
+    for _ in range(args.steps):
+        for side in sides:
+            side.step(profile=True)
+    results = {side.device: side.results(args.steps) for side in sides}
+    columns = list(dict.fromkeys(c for figures in results.values() for c in figures))
+    print(f"load average: {os.getloadavg()[0]:.1f}; {args.steps} steps per figure, medians")
+    print("| figure | " + " | ".join(results) + " |")
+    print("|---|" + "---|" * len(results))
+    for column in columns:
+        cells = [f"{results[d][column]:.1f}" if column in results[d] else "—" for d in results]
+        print(f"| {column} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
