@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 import modrt
@@ -66,6 +67,19 @@ OPENCL_VADD_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, t
 
 def kernels() -> modrt.Module:
     return modrt.compile(KERNELS, "cpu", SIGNATURES)
+
+
+def mlp_on_one_device(x: np.ndarray, w1: np.ndarray, w2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(relu(x @ w1), relu(x @ w1) @ w2) by the same kernels on modrt's cpu
+    device: what a tensor-parallel run of them across workers must equal."""
+    (batch, d_in), hidden, d_out = x.shape, w1.shape[1], w2.shape[1]
+    one = kernels()
+    h1 = modrt.empty((batch, hidden), "float32")
+    one["matmul"](modrt.tensor(x), modrt.tensor(w1), h1, batch, d_in, hidden)
+    one["relu"](h1, batch * hidden)
+    y1 = modrt.empty((batch, d_out), "float32")
+    one["matmul"](h1, modrt.tensor(w2), y1, batch, hidden, d_out)
+    return h1.numpy(), y1.numpy()
 
 
 @pytest.fixture(scope="module")

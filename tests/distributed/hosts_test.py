@@ -27,7 +27,7 @@ import numpy as np
 import modrt
 import modrt.distributed as md
 from modrt._shapes import HOST_DTYPES
-from distributed_testing import OPENCL_VADD, OPENCL_VADD_SIGNATURE, kernels
+from distributed_testing import OPENCL_VADD, OPENCL_VADD_SIGNATURE, kernels, mlp_on_one_device
 
 UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
 
@@ -106,19 +106,14 @@ with md.Session(devices="cpu:4", timeout=120) as sess:
     a = rng.standard_normal((batch, d_in)).astype("float32")
     w1 = rng.standard_normal((d_in, hidden)).astype("float32")
     w2 = rng.standard_normal((hidden, d_out)).astype("float32")
-    one = kernels()
-    h1 = modrt.empty((batch, hidden), "float32")
-    one["matmul"](modrt.tensor(a), modrt.tensor(w1), h1, batch, d_in, hidden)
-    one["relu"](h1, batch * hidden)
-    y1 = modrt.empty((batch, d_out), "float32")
-    one["matmul"](h1, modrt.tensor(w2), y1, batch, hidden, d_out)
+    _, expected = mlp_on_one_device(a, w1, w2)
     h = sess.empty((batch, hidden), "float32", axis=1)
     dmod["matmul"](sess.replicate(a), sess.shard(w1, axis=1), h, batch, d_in, hidden // 4)
     dmod["relu"](h, batch * hidden // 4)
     partial = sess.empty((batch, d_out), "float32")
     dmod["matmul"](h, sess.shard(w2, axis=0), partial, batch, hidden // 4, d_out)
     sess.allreduce(partial, "sum")
-    out["mlp_close"] = bool(np.allclose(partial.numpy(), y1.numpy(), rtol=1e-5, atol=1e-5))
+    out["mlp_close"] = bool(np.allclose(partial.numpy(), expected, rtol=1e-5, atol=1e-5))
 
     sess.barrier()
 

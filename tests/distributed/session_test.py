@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 import pytest
-from distributed_testing import WORKERS, kernels, session  # noqa: F401 - session is a fixture
+from distributed_testing import WORKERS, kernels, mlp_on_one_device, session  # noqa: F401 - session is a fixture
 
 import modrt
 import modrt.distributed as md
@@ -164,13 +164,7 @@ def test_tensor_parallel_mlp_equals_one_device(session: md.Session, dmod: md.DMo
     w2 = rng.standard_normal((hidden, d_out)).astype("float32")
 
     # One device: the same kernels on modrt's cpu device.
-    one = kernels()
-    h1 = modrt.empty((batch, hidden), "float32")
-    one["matmul"](modrt.tensor(x), modrt.tensor(w1), h1, batch, d_in, hidden)
-    one["relu"](h1, batch * hidden)
-    y1 = modrt.empty((batch, d_out), "float32")
-    one["matmul"](h1, modrt.tensor(w2), y1, batch, hidden, d_out)
-    expected = y1.numpy()
+    hidden_expected, expected = mlp_on_one_device(x, w1, w2)
     np.testing.assert_allclose(expected, np.maximum(x @ w1, 0) @ w2, rtol=1e-5, atol=1e-5)
 
     local_hidden = hidden // WORKERS
@@ -186,7 +180,7 @@ def test_tensor_parallel_mlp_equals_one_device(session: md.Session, dmod: md.DMo
     np.testing.assert_allclose(y.numpy(), expected, rtol=1e-5, atol=1e-5)
     for part in session.local_parts(y):
         np.testing.assert_array_equal(part, y.numpy())
-    np.testing.assert_array_equal(h.numpy(), h1.numpy())
+    np.testing.assert_array_equal(h.numpy(), hidden_expected)
 
 
 def test_data_parallel_sgd_matches_one_device_step_for_step(session: md.Session, dmod: md.DModule) -> None:  # noqa: F811

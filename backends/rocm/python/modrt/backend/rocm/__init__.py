@@ -49,7 +49,6 @@ def codegen(source: Source, functions: list[str], tgt: Target) -> Payload:
     return Payload.create("single-binary", "hsaco", functions, code=hsaco, sources={"hip": text})
 
 
-# takes_compiler_options: modrt.compile(options=, include_dirs=) reach hipcc.
 # `modrt demo`'s kernel (c = a + b over float32), in this backend's language.
 DEMO_SOURCE = """\
 #include <hip/hip_runtime.h>
@@ -63,6 +62,7 @@ DEMO_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadId
 BACKEND = sdk.Backend(
     "rocm",
     codegen=codegen,
+    # modrt.compile(options=, include_dirs=) reach hipcc.
     takes_compiler_options=True,
     detect=detect_target,
     language="HIP",
