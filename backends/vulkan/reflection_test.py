@@ -372,8 +372,9 @@ def test_wgsl_runs_on_vulkan_through_tint(dev):
     assert vulkan_hook.kernel_signature("E_4", vulkan_hook.reflect_spirv(spirv, "E_4")) == (
         "E_4(float32* data0, const float32* data1, const float32* data2; blockIdx.x)"
     )
+    # The signature is the WGSL's, as on webgpu (wgsl_interface_test.py).
     assert vulkan_hook.reflect(WGSL_KERNEL) == [
-        "E_4(float32* data0, const float32* data1, const float32* data2; blockIdx.x)"
+        "E_4(float32* data0, const float32* data1, const float32* data2; blockIdx.x, blockIdx.y, blockIdx.z)"
     ]
     mod = modrt.compile({"E_4": WGSL_KERNEL}, "vulkan", ["E_4(float32*, float32*, float32*; blockIdx.x)"])
     a, b = shader_testing.sample("float32", 64, 6), shader_testing.sample("float32", 64, 7)
@@ -391,17 +392,18 @@ fn scaled(@builtin(global_invocation_id) i: vec3<u32>) { data0[i.x] = data0[i.x]
 """
 
 
-def test_a_wgsl_scalar_uniform_on_vulkan_takes_16_bytes_viewed_as_uint32x4(dev):
+def test_a_wgsl_scalar_uniform_on_vulkan_is_a_scalar_argument(dev):
     if modrt._codegen.find_tool("tint") is None:
         pytest.skip("tint (Debian's dawn-tools) is not installed here: docs/formats/spirv.md, WGSL on Vulkan")
     mod = modrt.compile({"scaled": WGSL_UNIFORM}, "vulkan")
-    assert mod.signature("scaled") == "scaled(const uint32x4* scale, float32* data0; blockIdx.x)"
+    assert mod.signature("scaled") == "scaled(float32 scale, float32* data0; blockIdx.x, blockIdx.y, blockIdx.z)"
     data = modrt.tensor(np.arange(8, dtype="float32"), dev)
-    block = modrt.tensor(np.array([2.5, 0, 0, 0], dtype="float32"), dev).view("uint32x4")
-    mod["scaled"](block, data, 2)
+    mod["scaled"](2.5, data, 2, 1, 1)
     np.testing.assert_array_equal(data.numpy(), np.arange(8, dtype="float32") * 2.5)
-    with pytest.raises(TypeError, match="argument 0 must be a tensor of uint32x4, got a tensor of float32"):
-        mod["scaled"](modrt.tensor(np.array([2.5, 0, 0, 0], dtype="float32"), dev), data, 2)
+    with pytest.raises(
+        TypeError, match="scaled: argument 'scale' \\(float32\\): argument 0: expected float, got tensor"
+    ):
+        mod["scaled"](modrt.tensor(np.array([2.5, 0, 0, 0], dtype="float32"), dev), data, 2, 1, 1)
 
 
 def test_wgsl_tint_refuses_is_a_compile_error_with_tint_s_diagnostic():

@@ -72,7 +72,9 @@ std::string ShaderInfoJson(const vulkan::ShaderInfo& info) {
     JsonString(out, c.dtype);
     out << "}";
   }
-  out << "]}";
+  out << "], \"wgsl\": ";
+  JsonString(out, info.from_wgsl() ? info.source : std::string());
+  out << "}";
   return out.str();
 }
 

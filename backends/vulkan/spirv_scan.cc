@@ -67,6 +67,8 @@ class Module {
           ", which is not a function");
     }
     info.entry = chosen->second;
+    info.source_language = source_language_;
+    info.source = source_;
     WorkgroupSize(chosen->first, &info);
     info.grid_axes = GridAxes();
     Resources(&info);
@@ -104,6 +106,17 @@ class Module {
         if (o.size() >= 5 && o[1] == spv::ExecutionModeLocalSizeId) {
           local_size_id_[o[0]] = {o[2], o[3], o[4]};
         }
+        break;
+      case spv::OpSource:
+        // OpSource Language Version [File [Source]], continued by
+        // OpSourceContinued; one without text (a compiler's note) is skipped.
+        if (o.size() >= 4) {
+          source_language_ = o[0];
+          source_ = text(3);
+        }
+        break;
+      case spv::OpSourceContinued:
+        if (!o.empty()) source_ += text(0);
         break;
       case spv::OpName:
         if (o.size() >= 2) names_[o[0]] = text(1);
@@ -468,6 +481,8 @@ class Module {
   std::vector<uint32_t> words_;
   std::vector<Inst> insts_;
   std::vector<std::pair<uint32_t, std::string>> entries_;      // GLCompute only
+  uint32_t source_language_ = 0;                               // OpSource's
+  std::string source_;                                         // OpSource's text, continued
   std::map<uint32_t, std::array<uint32_t, 3>> local_size_;     // entry -> LocalSize
   std::map<uint32_t, std::array<uint32_t, 3>> local_size_id_;  // entry -> LocalSizeId ids
   std::map<uint32_t, std::string> names_;

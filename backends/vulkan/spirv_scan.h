@@ -27,6 +27,9 @@ class SpirvError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// SPIR-V's SourceLanguage WGSL.
+constexpr uint32_t kSourceLanguageWgsl = 10;
+
 // One descriptor binding the module declares.
 struct SpirvBinding {
   enum class Kind { kStorageBuffer, kUniformBuffer, kOther };
@@ -68,6 +71,12 @@ struct ShaderInfo {
   std::vector<SpirvPushMember> push;   // in offset order
   uint32_t push_size = 0;              // bytes the block spans, a multiple of 4
   std::vector<SpirvSpecConstant> spec_constants;  // in SpecId order
+  // The source the module carries (OpSource, OpSourceContinued). modrt's
+  // WGSL-to-SPIR-V step embeds the WGSL (kSourceLanguageWgsl), whose
+  // declarations are then the kernel's interface (docs/formats/spirv.md).
+  uint32_t source_language = 0;
+  std::string source;
+  bool from_wgsl() const { return source_language == kSourceLanguageWgsl && !source.empty(); }
 
   bool fixed_size() const {
     return size_spec_id[0] < 0 && size_spec_id[1] < 0 && size_spec_id[2] < 0;

@@ -3,6 +3,16 @@
 namespace modrt {
 namespace vulkan {
 
+std::vector<VkDescriptorBufferInfo> WithUniforms(const Dispatch& dispatch, VkBuffer memory,
+                                                 VkDeviceSize base) {
+  std::vector<VkDescriptorBufferInfo> buffers = dispatch.buffers;
+  const ArgLayout& layout = dispatch.pipeline->args;
+  for (size_t b = layout.tensor_bindings; b < layout.buffers.size(); ++b) {
+    buffers.push_back({memory, base + layout.buffers[b].offset, layout.buffers[b].size});
+  }
+  return buffers;
+}
+
 void RecordDispatch(const VkApi& vk, VkCommandBuffer cmd, const Dispatch& dispatch,
                     const std::vector<VkDescriptorSet>& sets, BoundState* bound) {
   // Kernels run in submission order, like a stream: each waits for the

@@ -14,13 +14,23 @@ namespace modrt {
 namespace vulkan {
 
 // One kernel launch, ready to record: its pipeline, the buffers it binds (in
-// argument order), its push constants and its grid.
+// argument order), its push constants, its scalar-uniform data and its grid.
 struct Dispatch {
   const Pipeline* pipeline = nullptr;
-  std::vector<VkDescriptorBufferInfo> buffers;
-  std::vector<uint8_t> constants;  // the pipeline's push-constant block
+  int device_id = 0;
+  std::vector<VkDescriptorBufferInfo> buffers;  // the tensors (ArgLayout::tensor_bindings)
+  std::vector<uint8_t> constants;               // the pipeline's push-constant block
+  // ArgLayout::uniform_bytes: where it lies is the submission's choice
+  // (WithUniforms binds the blocks there).
+  std::vector<uint8_t> uniforms;
   std::array<uint32_t, 3> grid{};
 };
+
+// `dispatch`'s descriptors with its scalar-uniform blocks bound: its tensors,
+// then each block as a range of `memory`, which holds `dispatch.uniforms` from
+// byte `base` on (`base` a multiple of minUniformBufferOffsetAlignment).
+std::vector<VkDescriptorBufferInfo> WithUniforms(const Dispatch& dispatch, VkBuffer memory,
+                                                 VkDeviceSize base);
 
 // What a command buffer has bound so far: a dispatch that binds the same
 // again records only its barrier and the dispatch (lavapipe re-emits its

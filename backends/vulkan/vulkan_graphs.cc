@@ -1,6 +1,7 @@
 #include "vulkan_graphs.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "vulkan_descriptors.h"
 
@@ -13,6 +14,8 @@ namespace {
 
 // Descriptor pools of a graph hold this many sets (more when one launch needs more).
 constexpr uint32_t kGraphPoolSets = 256;
+// The scalar-uniform memory of a graph comes in chunks of this many bytes (or one launch's).
+constexpr size_t kGraphUniformChunk = 64 * 1024;
 
 }  // namespace
 
@@ -41,6 +44,7 @@ Graph::Graph(Device& d) : d_(d) {
 Graph::~Graph() {
   const VkApi& vk = Workspace::Get().vk();
   for (VkDescriptorPool p : descriptor_pools_) vk.vkDestroyDescriptorPool(d_.device, p, nullptr);
+  for (const auto& chunk : uniform_chunks_) ReleaseBuffer(d_, *chunk);
   vk.vkDestroyCommandPool(d_.device, pool_, nullptr);  // frees cmd_
 }
 
@@ -58,14 +62,33 @@ VkDescriptorPool Graph::PoolFor(uint32_t sets, uint32_t descriptors) {
   return descriptor_pools_.back();
 }
 
+std::vector<VkDescriptorBufferInfo> Graph::UniformsOf(const Dispatch& dispatch) {
+  const VkDeviceSize align =
+      std::max<VkDeviceSize>(16, d_.caps.props.limits.minUniformBufferOffsetAlignment);
+  const size_t bytes = dispatch.uniforms.size();
+  uniform_used_ = (uniform_used_ + align - 1) / align * align;
+  if (uniform_chunks_.empty() || uniform_used_ + bytes > uniform_chunk_size_) {
+    uniform_chunk_size_ = std::max<size_t>(kGraphUniformChunk, bytes);
+    uniform_chunks_.push_back(NewBuffer(dispatch.device_id, d_, uniform_chunk_size_));
+    uniform_used_ = 0;
+  }
+  const Buffer& chunk = *uniform_chunks_.back();
+  std::memcpy(static_cast<char*>(chunk.host) + uniform_used_, dispatch.uniforms.data(), bytes);
+  std::vector<VkDescriptorBufferInfo> buffers = WithUniforms(dispatch, chunk.buffer, uniform_used_);
+  uniform_used_ += bytes;
+  return buffers;
+}
+
 void Graph::RecordDispatch(const Dispatch& dispatch) {
   const VkApi& vk = Workspace::Get().vk();
   const ArgLayout& args = dispatch.pipeline->args;
   std::vector<VkDescriptorSet> sets;
-  if (!dispatch.buffers.empty()) {
+  const std::vector<VkDescriptorBufferInfo> buffers =
+      dispatch.uniforms.empty() ? dispatch.buffers : UniformsOf(dispatch);
+  if (!buffers.empty()) {
     std::vector<VkDeviceSize> key;
-    key.reserve(dispatch.buffers.size() * 3);
-    for (const VkDescriptorBufferInfo& b : dispatch.buffers) {
+    key.reserve(buffers.size() * 3);
+    for (const VkDescriptorBufferInfo& b : buffers) {
       key.insert(key.end(), {reinterpret_cast<VkDeviceSize>(b.buffer), b.offset, b.range});
     }
     auto [found, added] = sets_by_binding_.try_emplace({dispatch.pipeline, std::move(key)});
@@ -73,8 +96,7 @@ void Graph::RecordDispatch(const Dispatch& dispatch) {
       // Descriptors of each type are counted together: a pool holds as many of each.
       VkDescriptorPool pool =
           PoolFor(args.set_count, std::max(args.storage_count, args.uniform_count));
-      found->second =
-          WriteDescriptorSets(vk, d_.device, pool, *dispatch.pipeline, dispatch.buffers);
+      found->second = WriteDescriptorSets(vk, d_.device, pool, *dispatch.pipeline, buffers);
     }
     sets = found->second;
   }

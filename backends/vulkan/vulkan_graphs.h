@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -48,7 +49,13 @@ class Graph {
   // consecutive launches of one kernel on the same buffers bind nothing new.
   std::map<std::pair<const Pipeline*, std::vector<VkDeviceSize>>, std::vector<VkDescriptorSet>>
       sets_by_binding_;
-  BoundState bound_;  // what cmd_ has bound so far
+  // `dispatch`'s descriptors, its scalar-uniform data written into the graph's
+  // uniform memory (each launch its own range, written once).
+  std::vector<VkDescriptorBufferInfo> UniformsOf(const Dispatch& dispatch);
+
+  BoundState bound_;                                     // what cmd_ has bound so far
+  std::vector<std::unique_ptr<Buffer>> uniform_chunks_;  // the last one has room left
+  size_t uniform_chunk_size_ = 0, uniform_used_ = 0;
   bool ended_ = false;
 };
 

@@ -34,17 +34,28 @@ void CheckGrid(const FunctionInfo& info, const LaunchConfig& launch, const Devic
 }
 
 // The dispatch of packed arguments `k` on pipeline `p`: buffers bound whole,
-// scalars at their push-constant offsets.
+// scalars at their push-constant or uniform offsets; an argument whose
+// binding the shader dropped (ArgLayout::Place::kUnused) is ignored.
 Dispatch DispatchOf(const FunctionInfo& info, const PackedArgs& k, const Pipeline& p) {
   Dispatch dispatch;
   dispatch.pipeline = &p;
+  dispatch.device_id = k.device_id;
   dispatch.constants.assign(p.args.push_size, 0);
+  dispatch.uniforms.assign(p.args.uniform_bytes, 0);
   for (size_t i = 0; i < info.args.size(); ++i) {
-    if (info.args[i].is_buffer) {
-      dispatch.buffers.push_back(
-          {static_cast<const Buffer*>(k.buffers[i]->data)->buffer, 0, VK_WHOLE_SIZE});
-    } else {
-      std::memcpy(dispatch.constants.data() + p.args.offsets[i], k.ptrs[i], k.sizes[i]);
+    const ArgLayout::Arg& a = p.args.args[i];
+    switch (a.place) {
+      case ArgLayout::Place::kBuffer:
+        dispatch.buffers.push_back(
+            {static_cast<const Buffer*>(k.buffers[i]->data)->buffer, 0, VK_WHOLE_SIZE});
+        break;
+      case ArgLayout::Place::kPush:
+        std::memcpy(dispatch.constants.data() + a.offset, k.ptrs[i], k.sizes[i]);
+        break;
+      case ArgLayout::Place::kUniform:
+        std::memcpy(dispatch.uniforms.data() + a.offset, k.ptrs[i], k.sizes[i]);
+        break;
+      case ArgLayout::Place::kUnused: break;
     }
   }
   for (int a = 0; a < 3; ++a) dispatch.grid[a] = static_cast<uint32_t>(k.launch.grid[a]);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <utility>
 
+#include "backends/webgpu/wgsl_scan.h"
 #include "modrt/plugin/launch_limits.h"
 #include "spirv_scan.h"
 
@@ -56,7 +58,7 @@ void CheckArgumentCounts(const FunctionInfo& info, const ShaderInfo& shader) {
 ArgLayout LayoutArguments(const FunctionInfo& info, const ShaderInfo& shader) {
   CheckArgumentCounts(info, shader);
   ArgLayout layout;
-  layout.offsets.assign(info.args.size(), 0);
+  layout.args.resize(info.args.size());
   size_t buffer = 0, scalar = 0;
   for (size_t i = 0; i < info.args.size(); ++i) {
     const ArgInfo& a = info.args[i];
@@ -68,6 +70,7 @@ ArgLayout LayoutArguments(const FunctionInfo& info, const ShaderInfo& shader) {
            uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER});
       (uniform ? layout.uniform_count : layout.storage_count)++;
       layout.set_count = std::max(layout.set_count, b.set + 1);
+      layout.args[i].place = ArgLayout::Place::kBuffer;
       continue;
     }
     const SpirvPushMember& m = shader.push[scalar++];
@@ -76,9 +79,92 @@ ArgLayout LayoutArguments(const FunctionInfo& info, const ShaderInfo& shader) {
            ", but push constant ", m.name.empty() ? "" : StrCat("'", m.name, "' "), "(offset ",
            m.offset, ") is ", m.type);
     }
-    layout.offsets[i] = m.offset;
+    layout.args[i] = {ArgLayout::Place::kPush, m.offset};
   }
+  layout.tensor_bindings = static_cast<uint32_t>(layout.buffers.size());
   layout.push_size = shader.push_size;
+  return layout;
+}
+
+// The layout of a shader compiled from WGSL, read from the WGSL it carries
+// with the WebGPU runtime's own reader (wgsl_scan.h): the arguments are the
+// WGSL's resources in (group, binding) order, as modrt.compile inferred them.
+ArgLayout LayoutWgslArguments(const FunctionInfo& info, const ShaderInfo& shader, const Device& d) {
+  const webgpu::WgslInfo wgsl = webgpu::ScanWgsl(shader.source);
+  const webgpu::Interface iface = webgpu::ReadInterface(wgsl);
+  if (!iface.error.empty()) {
+    Fail("ValueError", info.name, ": its WGSL cannot be bound: ", iface.error);
+  }
+  if (iface.args.size() != info.args.size()) {
+    Fail("ValueError", info.name, ": its signature has ", info.args.size(),
+         " arguments, but its WGSL declares ", iface.args.size(), ": ",
+         webgpu::DescribeInterface(wgsl, iface));
+  }
+  if (!shader.push.empty()) {
+    Fail("ValueError", info.name, ": its SPIR-V has push constants, which its WGSL cannot declare");
+  }
+  std::map<std::pair<uint32_t, uint32_t>, const SpirvBinding*> spirv;
+  for (const SpirvBinding& b : shader.bindings) spirv[{b.set, b.binding}] = &b;
+  auto bound = [&](size_t resource) -> const SpirvBinding* {
+    const webgpu::Resource& r = wgsl.resources[resource];
+    auto found = spirv.find({r.group, r.binding});
+    if (found == spirv.end()) return nullptr;
+    const SpirvBinding* b = found->second;
+    spirv.erase(found);
+    return b;
+  };
+  ArgLayout layout;
+  layout.args.resize(info.args.size());
+  auto add = [&](const SpirvBinding& b, VkDescriptorType type, uint32_t offset, uint32_t size) {
+    layout.buffers.push_back({b.set, b.binding, type, offset, size});
+    (type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? layout.uniform_count : layout.storage_count)++;
+    layout.set_count = std::max(layout.set_count, b.set + 1);
+  };
+  for (size_t i = 0; i < info.args.size(); ++i) {
+    const webgpu::ShaderArg& a = iface.args[i];
+    const std::string given = DTypeName(info.args[i].dtype);
+    if (info.args[i].is_buffer != a.is_buffer) {
+      Fail("ValueError", info.name, ": argument ", i, " ('", a.name, "') is a ",
+           info.args[i].is_buffer ? "buffer" : "scalar",
+           " in its signature, but its WGSL declares ",
+           a.is_buffer ? "a storage buffer" : "a uniform scalar");
+    }
+    if (a.is_buffer ? !webgpu::BufferDtypeFits(given, a) : given != a.dtype) {
+      Fail("ValueError", info.name, ": argument ", i, " ('", a.name, "') is ", given,
+           " in its signature, but its WGSL declares ", a.wgsl_type);
+    }
+    if (!a.is_buffer) continue;
+    if (const SpirvBinding* b = bound(a.resource)) {
+      add(*b, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, 0);
+      layout.args[i].place = ArgLayout::Place::kBuffer;
+    }
+  }
+  layout.tensor_bindings = static_cast<uint32_t>(layout.buffers.size());
+  // Each uniform the SPIR-V still binds is a range of the launch's uniform
+  // data, at an offset a uniform buffer binding may start at.
+  const uint32_t align = static_cast<uint32_t>(
+      std::max<VkDeviceSize>(16, d.caps.props.limits.minUniformBufferOffsetAlignment));
+  std::map<size_t, uint32_t> block_offset;  // by WGSL resource
+  for (const webgpu::UniformBlock& u : iface.uniforms) {
+    const SpirvBinding* b = bound(u.resource);
+    if (b == nullptr) continue;
+    const uint32_t size = (u.size + 15) / 16 * 16;  // tint's block: an array of vec4<u32>
+    block_offset[u.resource] = layout.uniform_bytes;
+    add(*b, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, layout.uniform_bytes, size);
+    layout.uniform_bytes = (layout.uniform_bytes + size + align - 1) / align * align;
+  }
+  for (size_t i = 0; i < info.args.size(); ++i) {
+    const webgpu::ShaderArg& a = iface.args[i];
+    auto block = block_offset.find(a.resource);
+    if (!a.is_buffer && block != block_offset.end()) {
+      layout.args[i] = {ArgLayout::Place::kUniform, block->second + a.offset};
+    }
+  }
+  if (!spirv.empty()) {
+    const SpirvBinding& b = *spirv.begin()->second;
+    Fail("ValueError", info.name, ": its SPIR-V binds set ", b.set, " binding ", b.binding,
+         ", which its WGSL does not declare: ", webgpu::DescribeInterface(wgsl, iface));
+  }
   return layout;
 }
 
@@ -107,6 +193,14 @@ std::array<uint32_t, 3> WorkgroupSize(const FunctionInfo& info, const LaunchTags
   std::array<uint32_t, 3> block = shader.size;
   for (int a = 0; a < 3; ++a) {
     const char axis = "xyz"[a];
+    if (tags.block[a] && shader.size_spec_id[a] < 0 && launch.block[a] != shader.size[a] &&
+        shader.from_wgsl()) {
+      Fail("ValueError", info.name, ": its WGSL workgroup size compiled for Vulkan is (",
+           shader.size[0], ", ", shader.size[1], ", ", shader.size[2], "), but threadIdx.", axis,
+           " = ", launch.block[a],
+           ": tint fixes override constants at their defaults, so on vulkan a WGSL kernel runs "
+           "its default workgroup size only (webgpu sets it at launch)");
+    }
     if (tags.block[a] && shader.size_spec_id[a] < 0 && launch.block[a] != shader.size[a]) {
       Fail("ValueError", info.name, ": its shader fixes the workgroup size at (", shader.size[0],
            ", ", shader.size[1], ", ", shader.size[2], "), but threadIdx.", axis, " = ",
@@ -284,7 +378,14 @@ const Pipeline& PipelineCache::Get(int device_id, Device& d, const FunctionInfo&
   const LaunchTags tags = TagsOf(info);
   const std::array<uint32_t, 3> block = WorkgroupSize(info, tags, launch, shader, d);
   auto p = std::make_unique<Pipeline>();
-  p->args = LayoutArguments(info, shader);
+  if (shader.from_wgsl() && tags.dyn_shared && launch.dyn_shared_bytes != 0) {
+    Fail("ValueError", info.name, ": dyn_shared_mem = ", launch.dyn_shared_bytes,
+         ", but its WGSL compiled for Vulkan sizes workgroup memory at the dyn_shared_mem "
+         "override's default (tint fixes override constants); pass 0 on vulkan (webgpu sets it "
+         "at launch)");
+  }
+  p->args =
+      shader.from_wgsl() ? LayoutWgslArguments(info, shader, d) : LayoutArguments(info, shader);
   CheckArgumentLimits(info, p->args, d);
   const VkApi& vk = Workspace::Get().vk();
   try {

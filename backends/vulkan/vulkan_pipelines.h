@@ -20,17 +20,34 @@
 namespace modrt {
 namespace vulkan {
 
-// Where each argument of a function goes, read from its shader: the i-th
-// buffer argument binds the i-th buffer binding in (set, binding) order; the
-// j-th scalar argument fills the j-th member of the push-constant block.
+// Where each argument of a function goes, read from its shader. For a
+// GLSL or SPIR-V shader, the i-th buffer argument binds the i-th buffer
+// binding in (set, binding) order and the j-th scalar argument fills the
+// j-th member of the push-constant block. For a shader compiled from WGSL
+// (ShaderInfo::from_wgsl), the WGSL's declarations decide: each argument is
+// the resource at its @group/@binding (a scalar at its offset in its
+// uniform), and a resource the SPIR-V no longer binds (tint drops those the
+// entry point does not use) takes its argument and ignores it.
 struct ArgLayout {
   struct Bound {
     uint32_t set;
     uint32_t binding;
     VkDescriptorType type;
+    uint32_t offset = 0;  // scalar uniforms: the block's offset in the launch's uniform data
+    uint32_t size = 0;    // scalar uniforms: the block's bytes
   };
-  std::vector<Bound> buffers;     // per buffer argument
-  std::vector<uint32_t> offsets;  // per argument: push-constant offset (scalars only)
+  enum class Place { kBuffer, kPush, kUniform, kUnused };
+  struct Arg {
+    Place place = Place::kUnused;
+    uint32_t offset = 0;  // kPush: in the push-constant block; kUniform: in the uniform data
+  };
+  // The descriptors of a dispatch: first one per bound buffer argument, in
+  // argument order (`tensor_bindings` of them), then one per scalar uniform
+  // block, each a range of the launch's uniform data.
+  std::vector<Bound> buffers;
+  std::vector<Arg> args;  // per argument
+  uint32_t tensor_bindings = 0;
+  uint32_t uniform_bytes = 0;  // a launch's scalar-uniform data, its blocks aligned
   uint32_t push_size = 0;
   uint32_t set_count = 0;  // descriptor sets of the pipeline layout: 0 .. highest set
   uint32_t storage_count = 0, uniform_count = 0;

@@ -177,6 +177,7 @@ void Stream::DestroySlot(Slot& s) {
   const VkApi& vk = Workspace::Get().vk();
   if (s.cmd) vk.vkFreeCommandBuffers(d_.device, pool_, 1, &s.cmd);
   if (s.descriptors) vk.vkDestroyDescriptorPool(d_.device, s.descriptors, nullptr);
+  if (s.uniforms) ReleaseBuffer(d_, *s.uniforms);
   s = Slot{};
 }
 

@@ -51,6 +51,10 @@ struct Slot {
   std::array<uint32_t, 3> grid{};
   std::vector<uint8_t> constants;
   uint64_t generation = 0;
+  // The scalar-uniform data of its launch (ArgLayout::uniform_bytes), grown
+  // on demand: written when the slot is taken, so a launch in flight keeps its values.
+  std::unique_ptr<Buffer> uniforms;
+  size_t uniform_capacity = 0;
 };
 
 // What a submission holds until it completes.

@@ -1,5 +1,7 @@
 #include "vulkan_submit.h"
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -32,6 +34,26 @@ void Record(const VkApi& vk, Slot& s, const Dispatch& dispatch,
   s.recorded_sets = sets;
   s.grid = dispatch.grid;
   s.constants = dispatch.constants;
+}
+
+// The descriptors `dispatch` binds from slot `s`: its tensors, and its
+// scalar-uniform data written into the slot's uniform memory (grown if need
+// be: then the slot's descriptor sets, which name the old memory, go).
+std::vector<VkDescriptorBufferInfo> SlotBuffers(const Device& d, Slot& s,
+                                                const Dispatch& dispatch) {
+  if (dispatch.uniforms.empty()) return dispatch.buffers;
+  if (s.uniform_capacity < dispatch.uniforms.size()) {
+    if (s.uniforms) ReleaseBuffer(d, *s.uniforms);
+    s.uniforms.reset();
+    s.uniform_capacity = 0;
+    s.sets.clear();
+    s.recorded = false;
+    const size_t capacity = std::max<size_t>(dispatch.uniforms.size(), 256);
+    s.uniforms = NewBuffer(dispatch.device_id, d, capacity);
+    s.uniform_capacity = capacity;
+  }
+  std::memcpy(s.uniforms->host, dispatch.uniforms.data(), dispatch.uniforms.size());
+  return WithUniforms(dispatch, s.uniforms->buffer, 0);
 }
 
 // A slot that goes back to its stream's free list unless it was submitted.
@@ -67,12 +89,12 @@ void SubmitLaunch(Stream& stream, const Dispatch& dispatch, const std::string& n
     s.recorded = false;
     s.generation = generation;
   }
+  const std::vector<VkDescriptorBufferInfo> buffers = SlotBuffers(d, s, dispatch);
   bool rewritten = false;
   const std::vector<VkDescriptorSet> no_sets;
   const std::vector<VkDescriptorSet>& sets =
-      dispatch.buffers.empty()
-          ? no_sets
-          : SlotDescriptorSets(vk, d, s, *dispatch.pipeline, dispatch.buffers, &rewritten);
+      buffers.empty() ? no_sets
+                      : SlotDescriptorSets(vk, d, s, *dispatch.pipeline, buffers, &rewritten);
   if (rewritten || !RecordedAlready(s, dispatch, sets)) Record(vk, s, dispatch, sets);
   Submission submission;
   VkCommandBuffer cmd = s.cmd;

@@ -337,6 +337,9 @@ def _bind_keywords(fn: Function, args: tuple[Any, ...], kwargs: dict[str, Any]) 
         if values[index] is not _MISSING:
             raise TypeError(f"argument '{key}' given twice (by position and by keyword)")
         values[index] = value
+    for index, (param, value) in enumerate(zip(params, values)):
+        if value is _MISSING and param in _HIGHER_AXES:
+            values[index] = 1
     missing = [p for p, v in zip(params, values) if v is _MISSING]
     if missing:
         raise TypeError(f"missing argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
@@ -344,6 +347,11 @@ def _bind_keywords(fn: Function, args: tuple[Any, ...], kwargs: dict[str, Any]) 
 
 
 _MISSING = object()
+# The launch rule of every target (README, "Launch parameters"): a call by
+# keyword names the launch parameters of the axes it uses, and a y or z one
+# it leaves out is 1, so a 1-D launch is blockIdx_x (and threadIdx_x where the
+# kernel takes it) whatever the kernel's format.
+_HIGHER_AXES = frozenset({"blockIdx_y", "blockIdx_z", "threadIdx_y", "threadIdx_z"})
 
 
 register_object_class(OBJ_FUNCTION, Function)

@@ -2,8 +2,8 @@
 backend takes, and modrt's module of a rendered kernel.
 
 Renderers are tinygrad's own, as they emit: OpenCL C for opencl, WGSL for
-webgpu and vulkan (modrt compiles it to SPIR-V with tint, where uniforms are
-uniform blocks: see spirv_arguments), CUDA C++ for cuda, for the device's
+webgpu and vulkan (modrt compiles it to SPIR-V with tint, and the kernel has
+the same signature and call on both), CUDA C++ for cuda, for the device's
 sm_XY, tinygrad's C for cpu, compiled by clang: it uses clang's vector
 extensions; `CC` chooses another compiler. Compiling is `modrt.compile` of
 the rendered source, with a signature made from what tinygrad knows of the
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import threading
 from typing import Any
 
@@ -27,7 +26,6 @@ from tinygrad.renderer.cstyle import ClangRenderer, CStyleLanguage, CUDARenderer
 from tinygrad.renderer.wgsl import WGSLRenderer
 
 import modrt
-from modrt.sdk import parse_signature
 
 # The backends that run tinygrad's WGSL (vulkan through tint's SPIR-V).
 WGSL_BACKENDS = ("webgpu", "vulkan")
@@ -166,31 +164,6 @@ def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
             return modrt.compile(source, backend, [signature])
         finally:
             del os.environ["CC"]
-
-
-_WGSL_BINDING = re.compile(r"@binding\((\d+)\)\s*var<[^>]*>\s*(\w+)\s*:")
-
-
-def spirv_arguments(wgsl: str, signature: str, buffers: int) -> list[tuple[bool, int, str]]:
-    """How to fill the arguments of tinygrad WGSL kernel `wgsl` compiled to
-    SPIR-V, whose modrt `signature` binds every uniform as a buffer (a uniform
-    block) and leaves out the bindings the shader does not use (tint drops
-    them: INFINITY where no inf is computed, a variable only the launch size
-    reads). Each argument is (is a tinygrad buffer, index, element type):
-    buffer `index` of the launch's `buffers` buffers, else uniform `index`
-    (0: INFINITY, then the variables' values)."""
-    # tinygrad binds INFINITY at 0, then its buffers, then its variables.
-    binding_of = {name: int(b) for b, name in _WGSL_BINDING.findall(wgsl)}
-    arguments = []
-    for arg in parse_signature(signature)[1]:
-        binding = binding_of.get(arg.name)
-        if binding is None or not arg.is_buffer:
-            raise ValueError(f"{signature}: argument {arg.name!r} is not one of the kernel's WGSL bindings")
-        if 1 <= binding <= buffers:
-            arguments.append((True, binding - 1, arg.dtype))
-        else:
-            arguments.append((False, 0 if binding == 0 else binding - buffers, arg.dtype))
-    return arguments
 
 
 def cuda_arch(compute_version: str) -> str:

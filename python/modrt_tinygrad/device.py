@@ -36,7 +36,7 @@ import modrt
 
 from . import _views
 from .compiler import RENDERERS, WGSL_BACKENDS, cuda_arch
-from .memory import ModrtAllocator, uniform_block
+from .memory import ModrtAllocator
 from .program import ModrtProgram
 
 DEVICE_NAME = "MODRT"
@@ -94,7 +94,6 @@ class ModrtDevice(Compiled):
             device, allocator, [RENDERERS[self.backend]], ModrtProgram, graph=ModrtGraph, arch=self._arch()
         )
         self.device_id = index
-        self.uniforms: dict[tuple[str, float], modrt.Tensor] = {}
         self.device_timing = True  # until a stream says it has no device timestamps
 
     def _arch(self) -> str:
@@ -124,23 +123,6 @@ class ModrtDevice(Compiled):
 
     def synchronize(self) -> None:
         self.modrt_device.sync()
-
-    # Uniform blocks kept per device before they are let go after a sync.
-    MAX_UNIFORMS = 4096
-
-    def uniform(self, dtype: str, value: float) -> modrt.Tensor:
-        """A tensor of element type `dtype` (a uniform block: one uint32x4 as
-        tint lays out a WGSL scalar uniform) holding `value` (INFINITY as
-        float32, a variable as int32), made once per value and never written
-        again, so launches in flight and recorded graphs can share it."""
-        key = (dtype, value)
-        tensor = self.uniforms.get(key)
-        if tensor is None:
-            if len(self.uniforms) >= self.MAX_UNIFORMS:
-                self.synchronize()  # no launch in flight still reads one; graphs hold their own
-                self.uniforms.clear()
-            tensor = self.uniforms[key] = uniform_block(self.modrt_device, dtype, value)
-        return tensor
 
     def time_launch(self, launch: Callable[[], None]) -> float:
         """Seconds `launch` ran: from modrt events on the device's clock where

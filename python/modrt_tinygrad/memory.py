@@ -10,8 +10,6 @@ offset, like tinygrad's own CL and WEBGPU devices (see _views.py).
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 from tinygrad.device import BufferSpec, Compiled, LRUAllocator
 
@@ -78,18 +76,3 @@ class ModrtAllocator(LRUAllocator[Compiled]):
         staged = np.empty(sz, dtype=np.uint8)
         src.storage.copyto(staged)
         dest.storage.copyfrom(staged, offset=0)
-
-
-def uniform_block(device: modrt.Device, dtype: str, value: float) -> modrt.Tensor:
-    """A new tensor on `device` of one element of type `dtype` (a uniform
-    block: one uint32x4 as tint lays out a WGSL scalar uniform) whose first
-    bytes hold `value` (INFINITY as float32, a variable as int32), the rest
-    zero."""
-    if not isinstance(value, float) and not -(2**31) <= value < 2**31:
-        # tinygrad's WGSL declares every variable i32.
-        raise OverflowError(f"variable value {value} does not fit the kernel's int32 (WGSL i32) uniform")
-    data = struct.pack("<f" if isinstance(value, float) else "<i", value)
-    block = modrt.empty((1,), dtype, device)
-    raw = block.view("uint8")  # the element's bytes: as many as the dtype's itemsize
-    raw.copyfrom(np.frombuffer(data.ljust(raw.shape[0], b"\0"), dtype=np.uint8))
-    return block

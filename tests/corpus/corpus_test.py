@@ -4,7 +4,8 @@ The corpus beside this file is made by generate.py (its docstring has the
 command): per compiler, case and format, the kernels exactly as emitted and a
 manifest of their launches. For the target in MODRT_CORPUS_TARGET this test:
 
-- opencl / webgpu: compiles every kernel unchanged with modrt.compile, runs the
+- opencl / webgpu / vulkan (the WGSL kernels, through tint, called exactly
+  as on webgpu: one kernel, one interface): compiles every kernel unchanged with modrt.compile, runs the
   case's kernels in order over modrt tensors (intermediates stay on the device)
   and compares the output with the manifest's numpy expression;
 - cuda: compiles every kernel unchanged (NVRTC, to PTX) and checks that each
@@ -32,7 +33,7 @@ import modrt.backend
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.environ.get("MODRT_CORPUS_TARGET", "opencl")
-FORMAT = {"opencl": "opencl", "webgpu": "wgsl", "cuda": "cuda"}[TARGET]
+FORMAT = {"opencl": "opencl", "webgpu": "wgsl", "vulkan": "wgsl", "cuda": "cuda"}[TARGET]
 LAUNCH_TAGS = "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z"
 
 # modrt.compile without signatures: the kernel is the interface (issue 26,

@@ -18,7 +18,6 @@ import modrt
 
 tinygrad_testing.setup()
 
-from modrt_tinygrad.compiler import spirv_arguments  # noqa: E402
 from modrt_tinygrad.graph import graph_runners  # noqa: E402
 from tinygrad import Device, Tensor, TinyJit, Variable, dtypes  # noqa: E402
 from tinygrad.helpers import Context  # noqa: E402
@@ -208,33 +207,6 @@ def test_symbolic_shapes() -> None:
         v = Variable("n", 1, 10).bind(n)
         got = t[:v].sum(axis=0)
         close(got, a[:n].sum(axis=0), 1e-4)
-
-
-def test_spirv_arguments_are_found_by_name_among_the_wgsl_bindings() -> None:
-    """MODRT:vulkan's map from tint's SPIR-V interface to tinygrad's launch:
-    each WGSL uniform is a uniform block (a buffer argument) and the bindings
-    the shader does not use are gone (here INFINITY and variable n)."""
-    wgsl = (
-        "@group(0) @binding(0)\nvar<uniform> INFINITY : f32;\n"
-        "@group(0) @binding(1)var<storage,read_write>data0_4:array<f32>;\n"
-        "@group(0) @binding(2)var<storage,read_write>data1_4:array<atomic<u32>>;\n"
-        "@group(0) @binding(3)var<uniform>n:i32;\n"
-        "@group(0) @binding(4)var<uniform>m:i32;\n"
-    )
-    signature = "E_4(float32* data0_4, uint32* data1_4, const uint32x4* m; blockIdx.x)"
-    # (a tinygrad buffer, its index or the uniform's: 0 INFINITY, then the variables; element type)
-    assert spirv_arguments(wgsl, signature, 2) == [(True, 0, "float32"), (True, 1, "uint32"), (False, 2, "uint32x4")]
-    assert spirv_arguments(wgsl, "E_4(const uint32x4* INFINITY, float32* data0_4)", 2)[0] == (False, 0, "uint32x4")
-    with pytest.raises(ValueError, match="'data9_4' is not one of the kernel's WGSL bindings"):
-        spirv_arguments(wgsl, "E_4(float32* data9_4; blockIdx.x)", 2)
-
-
-@pytest.mark.skipif(not DEVICE.startswith("MODRT:vulkan"), reason="uniform blocks: MODRT:vulkan only")
-def test_a_variable_beyond_int32_is_refused_by_name() -> None:
-    """tinygrad's WGSL declares variables i32: a larger value is an OverflowError, not a struct error."""
-    with pytest.raises(OverflowError, match="2147483648 does not fit the kernel's int32"):
-        Device[DEVICE].uniform("uint32x4", 2**31)
-    assert Device[DEVICE].uniform("uint32x4", 2**31 - 1) is Device[DEVICE].uniform("uint32x4", 2**31 - 1)
 
 
 def test_jit_replays_with_new_inputs() -> None:

@@ -8,9 +8,16 @@ order, whatever the set and binding numbers; scalar arguments fill the
 members of its push-constant block in offset order; threadIdx.x/y/z set the
 specialization constants that size its workgroup (any constant_id), and
 dyn_shared_mem sets constant 3 (bytes); blockIdx is the dispatch size.
+
+WGSL is the exception: its SPIR-V carries the WGSL (embed_wgsl), and the
+WGSL's declarations are the interface, read by the WebGPU target's reader
+(webgpu.reflect), so one WGSL source has one signature and one call on
+both targets (docs/formats/spirv.md, "WGSL on Vulkan").
 """
 
 from __future__ import annotations
+
+import struct
 
 from modrt import sdk
 from modrt.sdk import (
@@ -158,9 +165,52 @@ def is_wgsl(text: str) -> bool:
     return "@compute" in text and "#version" not in text
 
 
+# SPIR-V opcodes and the source language that embed_wgsl writes.
+_OP_SOURCE_CONTINUED, _OP_SOURCE, _OP_STRING = 2, 3, 7
+_SOURCE_LANGUAGE_WGSL = 10
+# What precedes the debug instructions: capabilities, extensions, imports,
+# the memory model, entry points and execution modes.
+_PREAMBLE_OPS = frozenset({17, 10, 11, 14, 15, 16, 331})
+# Bytes of source text per instruction (an instruction has at most 65535 words).
+_SOURCE_CHUNK = 65_000 * 4
+
+
+def _literal(data: bytes) -> list[int]:
+    """A SPIR-V literal string: the bytes, a NUL, zero-padded to whole words."""
+    data += b"\0" * (4 - len(data) % 4)
+    return list(struct.unpack(f"<{len(data) // 4}I", data))
+
+
+def embed_wgsl(spirv: bytes, wgsl: str, filename: str = "kernel.wgsl") -> bytes:
+    """`spirv` (compiled from `wgsl` by tint) carrying `wgsl` as its source:
+    an OpString naming `filename` and an OpSource of language WGSL whose text,
+    continued by OpSourceContinued, is the WGSL. The runtime reads the
+    kernel's interface from it (tint drops unused bindings and lowers scalar
+    uniforms to blocks of vec4<u32>: the SPIR-V alone no longer says it)."""
+    words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
+    at = 5
+    while at < len(words) and (words[at] & 0xFFFF) in _PREAMBLE_OPS:
+        at += words[at] >> 16
+    file_id = words[3]
+    words[3] += 1  # the id bound
+    text = wgsl.encode()
+    chunks = [text[i : i + _SOURCE_CHUNK] for i in range(0, len(text), _SOURCE_CHUNK)] or [b""]
+
+    def instruction(op: int, operands: list[int]) -> list[int]:
+        return [(len(operands) + 1) << 16 | op, *operands]
+
+    debug = instruction(_OP_STRING, [file_id, *_literal(filename.encode())])
+    debug += instruction(_OP_SOURCE, [_SOURCE_LANGUAGE_WGSL, 0, file_id, *_literal(chunks[0])])
+    for chunk in chunks[1:]:
+        debug += instruction(_OP_SOURCE_CONTINUED, _literal(chunk))
+    words[at:at] = debug
+    return struct.pack(f"<{len(words)}I", *words)
+
+
 def wgsl_to_spirv(name: str, wgsl: str) -> bytes:
     """WGSL compute entry point `name` (every one when empty) to SPIR-V
-    through tint (Dawn's WGSL compiler, Debian's dawn-tools)."""
+    through tint (Dawn's WGSL compiler, Debian's dawn-tools), carrying the
+    WGSL (embed_wgsl)."""
     tint = find_tool("tint")
     if tint is None:
         raise RuntimeError(
@@ -170,13 +220,14 @@ def wgsl_to_spirv(name: str, wgsl: str) -> bytes:
     file = name or "kernels"
     entry = ["--entry-point", name] if name else []
     try:
-        return run_tool(
+        spirv = run_tool(
             [tint, "--format", "spirv", *entry, "-o", f"{file}.spv", f"{file}.wgsl"],
             {f"{file}.wgsl": wgsl},
             f"{file}.spv",
         )
     except ToolError as e:
         raise sdk.tool_failed("vulkan", [file], f"{file}.wgsl", e, language="WGSL") from None
+    return embed_wgsl(spirv, wgsl, f"{file}.wgsl")
 
 
 def _spirv_of(name: str, code: str | bytes) -> bytes:
@@ -186,29 +237,72 @@ def _spirv_of(name: str, code: str | bytes) -> bytes:
     return wgsl_to_spirv(name, text) if is_wgsl(text) else glsl_to_spirv(name, text)
 
 
+def wgsl_signatures(wgsl: str) -> list[str]:
+    """The signature of each @compute entry point of `wgsl`, as the webgpu
+    target infers it (the WebGPU runtime's reader, in libmodrt_compiler.so)."""
+    return call("webgpu.reflect", wgsl).splitlines()
+
+
+def _wgsl_kernel_signature(name: str, info: dict) -> str:
+    """The signature of function `name`, whose SPIR-V carries its WGSL: the
+    WGSL's signature of the entry point, under the function's name."""
+    for signature in wgsl_signatures(info["wgsl"]):
+        if parse_signature(signature)[0] == info["entry"]:
+            return name + signature[signature.index("(") :]
+    raise ValueError(f"{name}: the WGSL its SPIR-V carries has no @compute entry point '{info['entry']}'")
+
+
+def _signature_of(name: str, info: dict) -> str:
+    return _wgsl_kernel_signature(name, info) if info["wgsl"] else kernel_signature(name, info)
+
+
 def reflect(source: str | bytes, name: str | None = None) -> list[str] | None:
-    """The signatures a shader declares: one per GLCompute entry point of
-    SPIR-V or WGSL (compiled by tint to read it), or one for GLSL (compiled
-    by glslang), whose entry point is main. With `name` (the function a
-    per-function source is for), a source's one kernel is named so instead.
-    None when a buffer's element type is not one scalar or vector type (a
-    buffer of structs): the signature then names it, and codegen checks the
-    rest against the shader."""
+    """The signatures a shader declares: for WGSL, one per @compute entry
+    point, as the webgpu target reads them; one per GLCompute entry point of
+    SPIR-V, or one for GLSL (compiled by glslang), whose entry point is main.
+    With `name` (the function a per-function source is for), a source's one
+    kernel is named so instead. None when a buffer's element type is not one
+    scalar or vector type (a buffer of structs): the signature then names
+    it, and codegen checks the rest against the shader."""
     is_spirv = isinstance(source, bytes) and source[:4] == SPIRV_MAGIC
     text = "" if is_spirv else source.decode() if isinstance(source, bytes) else source
-    if not is_spirv and not is_wgsl(text):
+    if not is_spirv and is_wgsl(text):
+        signatures = wgsl_signatures(text)
+        if name and len(signatures) == 1:
+            return [name + signatures[0][signatures[0].index("(") :]]
+        return signatures
+    if not is_spirv:
         kernel = name or "main"
         infos = {kernel: reflect_spirv(glsl_to_spirv(kernel, text))}
     else:
-        spirv = source if is_spirv else wgsl_to_spirv(name or "", text)
-        entries = reflect_spirv(spirv)["entries"]
+        entries = reflect_spirv(source)["entries"]
         if name and len(entries) == 1:
-            infos = {name: reflect_spirv(spirv, entries[0])}
+            infos = {name: reflect_spirv(source, entries[0])}
         else:
-            infos = {e: reflect_spirv(spirv, e) for e in entries}
-    if any(not b["dtype"] and b["kind"] != "other" for info in infos.values() for b in info["bindings"]):
+            infos = {e: reflect_spirv(source, e) for e in entries}
+    if any(
+        not b["dtype"] and b["kind"] != "other" and not info["wgsl"]
+        for info in infos.values()
+        for b in info["bindings"]
+    ):
         return None
-    return [kernel_signature(kernel, info) for kernel, info in infos.items()]
+    return [_signature_of(kernel, info) for kernel, info in infos.items()]
+
+
+def _wgsl_of(source: str | bytes) -> str:
+    """The WGSL of a source: its text, or the WGSL its SPIR-V carries; empty for GLSL."""
+    if isinstance(source, bytes) and source[:4] == SPIRV_MAGIC:
+        return reflect_spirv(source)["wgsl"]
+    text = source.decode() if isinstance(source, bytes) else source
+    return text if is_wgsl(text) else ""
+
+
+def buffer_fits(given: str, source: str | bytes, index: int) -> bool:
+    """Whether a buffer of dtype `given` may be bound as argument `index`
+    besides the kernel's own element type: for WGSL, 8- and 16-bit data
+    packed in 32-bit words, as on webgpu (webgpu.buffer_fits); never for GLSL."""
+    wgsl = _wgsl_of(source)
+    return bool(wgsl) and bool(call("webgpu.buffer_fits", given, wgsl, index))
 
 
 def check_against_kernel(given: str, info: dict) -> str:
@@ -216,6 +310,9 @@ def check_against_kernel(given: str, info: dict) -> str:
     both when they differ); returns it with the kernel's names and const
     markers where it has none."""
     name, _, tags = parse_signature(given)
+    if info["wgsl"]:
+        kernel = _wgsl_kernel_signature(name, info)
+        return sdk.check_signature("vulkan", given, kernel, lambda dtype, i: buffer_fits(dtype, info["wgsl"], i))
     kernel = kernel_signature(name, info, given)
     checked = sdk.check_signature("vulkan", given, kernel)
     spec_ids = {c["id"] for c in info["spec_constants"]}
@@ -295,7 +392,7 @@ BACKEND = sdk.Backend(
     codegen=codegen,
     detect=detect_target,
     # GLSL kernels are all named main: the front end passes the function's name.
-    reflector=sdk.Reflector(reflect, names_kernel=True),
+    reflector=sdk.Reflector(reflect, names_kernel=True, buffer_fits=buffer_fits),
     language="GLSL",
     demo=(DEMO_SOURCE, DEMO_SIGNATURE),
 )
