@@ -12,11 +12,10 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
+from nested_bazel import NestedBazel, mirror_checkout, scratch_dir
 
 DEFS = Path("backends/defs.bzl")  # in runfiles, relative to the test's cwd
 GUIDE = Path("docs/BACKEND_GUIDE.md")
@@ -91,14 +90,11 @@ def add_one_line(defs: str) -> str:
 
 @pytest.fixture(scope="module")
 def tree() -> Path:
-    # Bazel's per-test tmpdir: a nested output base is large, and Bazel clears it.
-    scratch = Path(tempfile.mkdtemp(prefix="add-a-backend-", dir=os.environ.get("TEST_TMPDIR")))
+    scratch = scratch_dir("add-a-backend-")
     root = checkout_root()
     tree = scratch / "tree"
-    (tree / "backends").mkdir(parents=True)
-    for entry in root.iterdir():
-        if entry.name not in ("backends", ".git") and not entry.name.startswith("bazel-"):
-            os.symlink(entry, tree / entry.name)
+    mirror_checkout(root, tree, own="backends")
+    (tree / "backends").mkdir()
     for entry in (root / "backends").iterdir():
         if entry.name != "defs.bzl":
             os.symlink(entry, tree / "backends" / entry.name)
@@ -115,39 +111,9 @@ def tree() -> Path:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-class NestedBazel:
-    """Bazel on the scratch tree, with its own output root, offline like the main build."""
-
-    def __init__(self, workspace: Path) -> None:
-        binary = shutil.which("bazel")
-        if binary is None:
-            pytest.fail("no `bazel` on PATH: run this test through tools/bazel")
-        home = workspace.parent / "home"
-        home.mkdir(exist_ok=True)
-        self.workspace = workspace
-        self.startup = [binary, f"--output_user_root={workspace.parent / 'bazel-root'}", "--max_idle_secs=120"]
-        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
-
-    def __call__(self, *args: str) -> str:
-        proc = subprocess.run(
-            [*self.startup, *args, "--color=no", "--curses=no"],
-            cwd=self.workspace,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=1500,
-        )
-        assert proc.returncode == 0, f"bazel {' '.join(args)} failed:\n{proc.stdout[-6000:]}"
-        return proc.stdout
-
-    def shutdown(self) -> None:
-        subprocess.run([*self.startup, "shutdown"], cwd=self.workspace, env=self.env, capture_output=True, timeout=120)
-
-
 @pytest.fixture(scope="module")
 def bazel(tree: Path) -> NestedBazel:
-    nested = NestedBazel(tree)
+    nested = NestedBazel(tree, tree.parent)
     yield nested
     nested.shutdown()
 
@@ -172,11 +138,11 @@ def test_the_change_is_the_folder_and_one_line(tree: Path):
 
 
 def test_every_list_of_backends_takes_it_up(bazel: NestedBazel):
-    assert "//backends/toy:wheel" in bazel("query", "deps(//python:wheels, 1)").split()
-    assert "//backends/toy:testing" in bazel("query", "deps(//tests:support, 1)").split()
-    assert "//backends/toy:hook" in bazel("query", "deps(//python:modrt, 1)").split()
+    assert "//backends/toy:wheel" in bazel.check("query", "deps(//python:wheels, 1)").split()
+    assert "//backends/toy:testing" in bazel.check("query", "deps(//tests:support, 1)").split()
+    assert "//backends/toy:hook" in bazel.check("query", "deps(//python:modrt, 1)").split()
     # .bazelrc names no backend: its record puts it in the cpu group.
-    bazel("build", "--config=cpu-runtimes", "//python:selection")
+    bazel.check("build", "--config=cpu-runtimes", "//python:selection")
     selection = (bazel.workspace / "bazel-bin" / "python" / "modrt" / "_selection.py").read_text()
     namespace: dict = {}
     exec(selection, namespace)
@@ -187,9 +153,9 @@ def test_every_list_of_backends_takes_it_up(bazel: NestedBazel):
 
 
 def test_its_record_and_the_shared_suites_take_it_up(bazel: NestedBazel):
-    out = bazel("run", "--config=all-runtimes", "//tools:python", "--", "-c", RECORD_CHECK)
+    out = bazel.check("run", "--config=all-runtimes", "//tools:python", "--", "-c", RECORD_CHECK)
     assert "record Toy C vadd(float32*, float32*, float32*, int32) True" in out
-    out = bazel(
+    out = bazel.check(
         "test", "--config=all-runtimes", "//tests:fallback_contract_test", "--test_output=all", "--test_arg=-vv"
     )
     assert "test_fallback_kind_bytes_and_refusal[toy] PASSED" in out, out[-6000:]

@@ -14,11 +14,11 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from nested_bazel import NestedBazel, mirror_checkout, scratch_dir
 
 DOWNSTREAM = Path("examples/downstream")  # in runfiles, relative to the test's cwd
 DOCS = Path("docs/BAZEL.md")
@@ -29,45 +29,11 @@ def checkout_root() -> Path:
     return Path(os.path.realpath(DOWNSTREAM / "MODULE.bazel")).parents[2]
 
 
-class NestedBazel:
-    """Bazel on one workspace, with its own output root under the test's tmpdir."""
-
-    def __init__(self, workspace: Path, scratch: Path) -> None:
-        self.workspace = workspace
-        binary = shutil.which("bazel")
-        if binary is None:
-            pytest.fail("no `bazel` on PATH: run this test through tools/bazel")
-        home = scratch / "home"
-        home.mkdir(parents=True, exist_ok=True)
-        self.startup = [binary, f"--output_user_root={scratch / 'bazel-root'}", "--max_idle_secs=120"]
-        # Nothing of the outer test's environment (runfiles, PYTHONPATH) leaks in.
-        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
-
-    def __call__(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            self.startup + list(args) + ["--color=no", "--curses=no"],
-            cwd=self.workspace,
-            env=self.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=1500,
-        )
-
-    def shutdown(self) -> None:
-        subprocess.run(self.startup + ["shutdown"], cwd=self.workspace, env=self.env, capture_output=True, timeout=120)
-
-
 @pytest.fixture(scope="module")
 def downstream() -> NestedBazel:
-    # Bazel's per-test tmpdir: a nested output base is large, and Bazel clears it.
-    scratch = Path(tempfile.mkdtemp(prefix="downstream-", dir=os.environ.get("TEST_TMPDIR")))
-    root = checkout_root()
+    scratch = scratch_dir("downstream-")
     tree = scratch / "tree"
-    tree.mkdir()
-    for entry in root.iterdir():
-        if entry.name not in ("examples", ".git") and not entry.name.startswith("bazel-"):
-            os.symlink(entry, tree / entry.name)
+    mirror_checkout(checkout_root(), tree, own="examples")
     workspace = tree / DOWNSTREAM
     shutil.copytree(DOWNSTREAM, workspace, symlinks=False)
     bazel = NestedBazel(workspace, scratch)

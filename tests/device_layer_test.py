@@ -15,13 +15,15 @@ from device_layer_kernels import KINDS, NATIVE_STREAMS, compile_kernels, device_
 import modrt
 
 
-@pytest.fixture(params=KINDS)
+@pytest.fixture(scope="module", params=KINDS)
 def kind(request):
     return device_or_skip(request.param)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def mod(kind):
+    # Compiled once per backend (on lavapipe ~0.8 s): every case launches it
+    # as it is; checked mode compiles its own.
     return compile_kernels(kind)
 
 

@@ -23,9 +23,14 @@ from device_layer_kernels import (
 import modrt
 
 
-@pytest.fixture(params=sorted(NATIVE_STREAMS))
+@pytest.fixture(scope="module", params=sorted(NATIVE_STREAMS))
 def native_kind(request):
     return device_or_skip(request.param)
+
+
+@pytest.fixture(scope="module")
+def mod(native_kind):
+    return compile_kernels(native_kind)  # once per backend: every case launches it as it is
 
 
 N = 4096
@@ -35,8 +40,8 @@ def slow_add(mod, kind, a, b, c, stream):
     mod["slow_add"](a, b, c, N, SLOW_ROUNDS[kind], *launch_params(kind, N), stream=stream)
 
 
-def test_a_launch_on_a_stream_is_pending_there_until_a_wait(native_kind):
-    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+def test_a_launch_on_a_stream_is_pending_there_until_a_wait(native_kind, mod):
+    dev = modrt.device(native_kind)
     x, y, a, b = inputs(dev, N)
     c = modrt.empty((N,), "float32", dev)
     s = modrt.Stream(dev)
@@ -52,8 +57,8 @@ def test_a_launch_on_a_stream_is_pending_there_until_a_wait(native_kind):
         mod["vadd"](a, b, c, N, *launch_params(native_kind, N), stream=3)
 
 
-def test_a_stream_waits_for_another_streams_event(native_kind):
-    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+def test_a_stream_waits_for_another_streams_event(native_kind, mod):
+    dev = modrt.device(native_kind)
     _, _, a, b = inputs(dev, N)
     c = modrt.tensor(np.zeros(N, "float32"), dev)
     d = modrt.tensor(np.zeros(N, "float32"), dev)
@@ -68,8 +73,8 @@ def test_a_stream_waits_for_another_streams_event(native_kind):
     np.testing.assert_allclose(doubled, 2 * expected, rtol=1e-5)
 
 
-def test_events_carry_device_time_in_order(native_kind):
-    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+def test_events_carry_device_time_in_order(native_kind, mod):
+    dev = modrt.device(native_kind)
     if native_kind == "webgpu" and not dev.attr("supports_timestamp_query"):
         pytest.skip(f"{dev.name} has no timestamp queries (backends/webgpu/native_streams_test.py tests the refusal)")
     _, _, a, b = inputs(dev, N)
@@ -113,8 +118,8 @@ def test_async_ranged_copies_on_a_stream(native_kind):
         t.numpy(stream=modrt.Stream(modrt.device("cpu")))
 
 
-def test_device_to_device_copies_on_a_stream(native_kind):
-    dev, mod = modrt.device(native_kind), compile_kernels(native_kind)
+def test_device_to_device_copies_on_a_stream(native_kind, mod):
+    dev = modrt.device(native_kind)
     x, y, a, b = inputs(dev, N)
     s = modrt.Stream(dev)
     c = modrt.empty((N,), "float32", dev)

@@ -3,7 +3,7 @@ here: page-locked where the backend has it (opencl: a mapped
 CL_MEM_ALLOC_HOST_PTR buffer; cpu: aligned host memory it uses in place),
 said so where it has not (vulkan, webgpu), and copies with `stream=` that use
 it in place. CUDA's cuMemHostAlloc is tested against its driver test double
-(backends/cuda/streams_driver_test_double_test.py)."""
+(tests/driver_doubles/streams_driver_test_double_test.py)."""
 
 import gc
 

@@ -352,25 +352,25 @@ def test_real_memory_exhaustion_is_a_memory_error_naming_the_device_and_its_figu
 
 @pytest.mark.parametrize("kind", BACKENDS)
 def test_launching_faster_than_the_device_runs_keeps_memory_bounded_and_sync_returns(kind):
-    """The issue's case: two threads launch kernels on 4 MiB tensors and drop
-    them while a third calls sync() for 10 s. Launchers block at the stream's
-    in-flight limit (MODRT_MAX_IN_FLIGHT_BYTES, lowered to 32 MiB here; the
-    issue saw 7.1 GiB of freed-but-pending buffers), and the pool hands a
-    freed block out again once the launches that used it completed.
+    """The issue's case: two threads launch kernels on 4 MiB tensors (128
+    each: 1 GiB, 32 times the limit) and drop them while a third calls sync().
+    Launchers block at the stream's in-flight limit (MODRT_MAX_IN_FLIGHT_BYTES,
+    lowered to 32 MiB here; the issue saw 7.1 GiB of freed-but-pending
+    buffers), and the pool hands a freed block out again once the launches
+    that used it completed.
 
     What bounds the memory: at most 32 MiB of buffers in launches pending,
     plus, per launcher, the tensor it allocates, the one before it (still
     held) and one launch past the limit (the throttle and the launch's
     accounting are separate steps); so the pool asks the driver for at most
-    8 + 3 * 2 blocks of 4 MiB. The RSS may grow by
-    that, plus 96 MiB for what the drivers keep per launch and per thread.
+    8 + 3 * 2 blocks of 4 MiB. The RSS may grow by that, plus 96 MiB for
+    what the drivers keep per launch and per thread.
     sync() returning at all (within the child's timeout) is the other half:
     in the issue it did not return within 90 s."""
     run_case(
         kind,
         r"""
         import threading
-        import time
 
         max_in_flight = 32 << 20
         size = 4 << 20
@@ -387,12 +387,12 @@ def test_launching_faster_than_the_device_runs_keeps_memory_bounded_and_sync_ret
         allocations_before = k.dev.memory_stats()["driver_allocations"]
         open("/proc/self/clear_refs", "w").write("5")  # resets VmHWM to the RSS now
         rss_before = rss("VmRSS:")
-        stop = time.monotonic() + 10
+        launches_each = 128
         launched = [0] * launchers
         last = [None] * launchers
 
         def launch(i):
-            while time.monotonic() < stop:
+            while launched[i] < launches_each:
                 t = modrt.empty((n,), "int32", k.dev)
                 k.fill(t, i + 2, n)
                 last[i] = t  # the one before is dropped here
@@ -402,7 +402,7 @@ def test_launching_faster_than_the_device_runs_keeps_memory_bounded_and_sync_ret
         for t in threads:
             t.start()
         syncs = 0
-        while time.monotonic() < stop:
+        while any(t.is_alive() for t in threads):
             k.dev.sync()
             syncs += 1
         for t in threads:
@@ -411,7 +411,7 @@ def test_launching_faster_than_the_device_runs_keeps_memory_bounded_and_sync_ret
         grown = rss("VmHWM:") - rss_before
         allocations = k.dev.memory_stats()["driver_allocations"] - allocations_before
         print("launched", launched, "syncs", syncs, "driver allocations", allocations, "RSS grown", grown)
-        assert min(launched) > 0 and syncs > 0, (launched, syncs)
+        assert launched == [launches_each] * launchers and syncs > 0, (launched, syncs)
         for i, t in enumerate(last):
             assert (t.numpy() == i + 2).all(), i
         most_blocks = max_in_flight // size + 3 * launchers

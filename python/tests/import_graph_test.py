@@ -123,6 +123,24 @@ def test_the_device_layer_stands_device_streams_tensors_graphs():
     assert not [name for name, imports in graph.items() if "modrt.runtime" in imports and name != "modrt"]
 
 
+def test_modrt_distributed_stands_errors_cluster_group_handles_session():
+    # A Session is a WorkerGroup handing out handles; the handles see their
+    # session through a Protocol, so nothing below imports what stands on it.
+    graph = import_graph()
+    order = [
+        "modrt.distributed._errors",
+        "modrt.distributed._cluster",
+        "modrt.distributed._worker",
+        "modrt.distributed._group",
+        "modrt.distributed._handles",
+        "modrt.distributed._session",
+    ]
+    for i, name in enumerate(order):
+        above = graph[name] & set(order[i + 1 :])
+        assert not above, f"{name} imports {sorted(above)}, which stand on it"
+    assert {"modrt.distributed._group", "modrt.distributed._handles"} <= graph["modrt.distributed._session"]
+
+
 def test_hooks_import_the_sdk_and_their_own_modules_only():
     graph = import_graph()
     hooks = [name for name in graph if name.startswith("modrt.backend.")]

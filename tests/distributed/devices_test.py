@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from distributed_testing import OPENCL_VADD, OPENCL_VADD_SIGNATURE
 
 import modrt
 import modrt.distributed as md
+from modrt_testing import VADD_CL, VADD_CL_SIGNATURE
 
 pytestmark = pytest.mark.skipif(
     not modrt.device("opencl").exist, reason="no OpenCL device in this build (--config=cpu-runtimes has PoCL)"
@@ -27,7 +27,7 @@ def session() -> Iterator[md.Session]:
 
 def test_opencl_workers_run_an_opencl_kernel(session: md.Session) -> None:
     assert [w.kind for w in session.workers] == ["opencl", "opencl"]
-    dmod = session.load(modrt.compile(OPENCL_VADD, "opencl", [OPENCL_VADD_SIGNATURE]))
+    dmod = session.load(modrt.compile(VADD_CL, "opencl", [VADD_CL_SIGNATURE]))
     rng = np.random.default_rng(3)
     x, y = rng.standard_normal(512).astype("float32"), rng.standard_normal(512).astype("float32")
     c = session.empty((512,), "float32", axis=0)
@@ -48,7 +48,7 @@ def test_collectives_on_device_tensors(session: md.Session) -> None:
 
 
 def test_a_collective_on_a_stream_is_staged_in_stream_order(session: md.Session) -> None:
-    dmod = session.load(modrt.compile(OPENCL_VADD, "opencl", [OPENCL_VADD_SIGNATURE]))
+    dmod = session.load(modrt.compile(VADD_CL, "opencl", [VADD_CL_SIGNATURE]))
     s = session.stream()
     ones = session.shard(np.ones(512, "float32"))
     x = session.empty((512,), "float32", axis=0)

@@ -57,13 +57,6 @@ SIGNATURES = [
     "nap(int32*, int32)",
 ]
 
-OPENCL_VADD = """
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-  int i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}"""
-OPENCL_VADD_SIGNATURE = "vadd(float32*, float32*, float32*, int32; blockIdx.x, threadIdx.x)"
-
 
 def kernels() -> modrt.Module:
     return modrt.compile(KERNELS, "cpu", SIGNATURES)

@@ -27,7 +27,8 @@ import numpy as np
 import modrt
 import modrt.distributed as md
 from modrt._shapes import HOST_DTYPES
-from distributed_testing import OPENCL_VADD, OPENCL_VADD_SIGNATURE, kernels, mlp_on_one_device
+from distributed_testing import kernels, mlp_on_one_device
+from modrt_testing import VADD_CL, VADD_CL_SIGNATURE
 
 UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}
 
@@ -121,7 +122,7 @@ with md.Session(devices="cpu:4", timeout=120) as sess:
     if modrt.device("opencl").exist:
         with md.Session(devices="opencl:*", timeout=120) as cl:
             out["opencl_hosts"] = [w.host for w in cl.workers]
-            cmod = cl.load(modrt.compile(OPENCL_VADD, "opencl", [OPENCL_VADD_SIGNATURE]))
+            cmod = cl.load(modrt.compile(VADD_CL, "opencl", [VADD_CL_SIGNATURE]))
             cc = cl.empty((256,), "float32", axis=0)
             cmod["vadd"](cl.shard(x[:256]), cl.shard(y[:256]), cc, 128, 2, 64)
             out["opencl_vadd_equal"] = bool(np.array_equal(cc.numpy(), x[:256] + y[:256]))

@@ -32,9 +32,9 @@ def ray_environment(*extra_paths: str) -> dict[str, str]:
     cluster's own (Ray 2.60 authenticates every node and driver with one;
     not ~/.ray/auth_token, which other Ray clusters on this machine may have
     written)."""
-    import modrt.distributed._session as session_module
+    import modrt.distributed._cluster as cluster_module
 
-    session_module._ray()  # Ray on sys.path, and so on PYTHONPATH below
+    cluster_module.import_ray()  # Ray on sys.path, and so on PYTHONPATH below
     paths = [*extra_paths, *[p for p in sys.path if p and os.path.isdir(p)]]
     return {
         **os.environ,
@@ -116,6 +116,6 @@ def ray_cluster(
 # its address instead, and the session joins that Ray.
 DRIVER_PRELUDE = r"""
 import sys
-import modrt.distributed._session as session_module
-session_module._ray().init(address=sys.argv[1], _node_ip_address=sys.argv[2], logging_level="WARNING")
+import modrt.distributed._cluster as cluster_module
+cluster_module.import_ray().init(address=sys.argv[1], _node_ip_address=sys.argv[2], logging_level="WARNING")
 """

@@ -93,9 +93,9 @@ def _wgpu_wait(device) -> Callable[[], None]:  # type: ignore[no-untyped-def]
         return device._poll_wait
 
 
-def wgpu_dispatch() -> Run:
-    """One synchronous dispatch the WebGPU way: encode a compute pass, submit,
-    wait for the queue (WebGPU command buffers cannot be re-submitted)."""
+def _wgpu_add_one():  # type: ignore[no-untyped-def]
+    """wgpu-py's device with WGSL_SOURCE's add_one ready to dispatch: its
+    buffer of N_ELEMENTS zeros, pipeline and bind group."""
     import numpy as np
 
     wgpu, device = _wgpu()
@@ -108,6 +108,15 @@ def wgpu_dispatch() -> Run:
     group = device.create_bind_group(
         layout=pipeline.get_bind_group_layout(0), entries=[{"binding": 0, "resource": {"buffer": buf}}]
     )
+    return device, buf, pipeline, group
+
+
+def wgpu_dispatch() -> Run:
+    """One synchronous dispatch the WebGPU way: encode a compute pass, submit,
+    wait for the queue (WebGPU command buffers cannot be re-submitted)."""
+    import numpy as np
+
+    device, buf, pipeline, group = _wgpu_add_one()
     queue = device.queue
     wait = _wgpu_wait(device)
 
@@ -324,16 +333,7 @@ def wgpu_graph() -> Run:
     import numpy as np
 
     dispatches = 1000
-    wgpu, device = _wgpu()
-    buf = device.create_buffer_with_data(
-        data=np.zeros(N_ELEMENTS, "float32"),
-        usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST,
-    )
-    shader = device.create_shader_module(code=WGSL_SOURCE)
-    pipeline = device.create_compute_pipeline(layout="auto", compute={"module": shader, "entry_point": "add_one"})
-    group = device.create_bind_group(
-        layout=pipeline.get_bind_group_layout(0), entries=[{"binding": 0, "resource": {"buffer": buf}}]
-    )
+    device, buf, pipeline, group = _wgpu_add_one()
     wait = _wgpu_wait(device)
 
     def replay() -> None:

@@ -28,7 +28,7 @@ import numpy as np
 
 import modrt
 import modrt.distributed as md
-from modrt.distributed._session import RESOURCE_PREFIX, _ray
+from modrt.distributed._cluster import RESOURCE_PREFIX, import_ray
 
 NOP = "void nop(int n) { (void)n; }"
 
@@ -68,7 +68,7 @@ def _workers(ray: Any) -> int:
 
 
 def setup(side: str, case: str) -> Callable[[], None]:
-    ray = _ray()
+    ray = import_ray()
     name, _, arg = case.partition(":")
     if side == "modrt":
         sess = md.Session(devices="cpu:*", timeout=300)
@@ -95,7 +95,7 @@ def setup(side: str, case: str) -> Callable[[], None]:
 
 def main() -> None:
     address, node_ip, side, case, n, batches = sys.argv[1:7]
-    _ray().init(address=address, _node_ip_address=node_ip, logging_level="WARNING", log_to_driver=False)
+    import_ray().init(address=address, _node_ip_address=node_ip, logging_level="WARNING", log_to_driver=False)
     once = setup(side, case)
 
     def batch() -> float:

@@ -31,14 +31,14 @@ import sys, time
 import numpy as np
 side, nbytes, workers, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 import modrt.distributed as md
-from modrt.distributed._session import _ray
+from modrt.distributed._cluster import import_ray
 
 if side == "modrt":
     sess = md.Session(devices=f"cuda:{workers}", timeout=300)
     t = sess.shard(np.zeros(workers * nbytes // 4, np.float32))
     once = lambda: sess.allreduce(t, "sum")
 else:
-    ray = _ray()
+    ray = import_ray()
     ray.init(num_gpus=workers, logging_level="WARNING", log_to_driver=False)
 
     @ray.remote(num_gpus=1)

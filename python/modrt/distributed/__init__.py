@@ -12,19 +12,10 @@ package, and importing it does not import Ray (a Session does).
         print(c.numpy())
 """
 
-from ._session import (
-    REDUCE_OPS,
-    DFunction,
-    DModule,
-    DStream,
-    DTensor,
-    Launch,
-    Session,
-    WorkerError,
-    WorkerInfo,
-    WorkerTimeout,
-    node_resources,
-)
+from ._cluster import node_resources
+from ._errors import WorkerError, WorkerInfo, WorkerTimeout
+from ._handles import DFunction, DModule, DStream, DTensor, Launch
+from ._session import REDUCE_OPS, Session
 
 __all__ = [
     "REDUCE_OPS",

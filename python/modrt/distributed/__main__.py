@@ -15,7 +15,7 @@ def main(argv: list[str]) -> int:
     resources = commands.add_parser("resources", help="print this node's modrt devices as Ray resources (JSON)")
     resources.add_argument("--workers-per-device", type=int, default=1, help="workers that may share one device")
     args = parser.parse_args(argv)
-    from ._session import node_resources
+    from ._cluster import node_resources
 
     print(json.dumps(node_resources(args.workers_per_device), sort_keys=True))
     return 0
