@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import modrt
+import modrt_testing
 
 PLUGIN = Path(modrt._ffi.package_root(), "tests", "plugins", "native_stream_backend.so")
 N = 64
@@ -108,3 +109,13 @@ def test_an_async_failure_surfaces_at_the_next_wait(dev, mod):
         s.synchronize(timeout=60)
     mod["fill"](out, 5, N, stream=s)  # raised once: the stream goes on
     np.testing.assert_array_equal(out.numpy(stream=s, timeout=60), 5 + np.arange(N))
+
+
+def test_a_kernel_takes_a_buffer_at_a_byte_offset(dev, mod):
+    # The backend's identity says its buffers are addresses (ABI 1.3,
+    # addressable_buffers): the kernel is handed data + byte_offset.
+    base = modrt.tensor(np.full(N + 2, -1, "int32"), dev)
+    producer = modrt_testing.ByteOffsetView(base, offset=8, count=N)
+    view = modrt.from_dlpack(producer)
+    mod["fill"](view, 7, N)
+    np.testing.assert_array_equal(base.numpy(timeout=60), np.r_[-1, -1, 7 + np.arange(N)])

@@ -2,7 +2,8 @@
 // graph extensions) for the core's tests where no such driver is present:
 // device kind "streamsim" on DLPack's kDLOneAPI, one device whose memory is
 // host memory and whose queues are threads. Built against modrt's plugin
-// headers only, through the C++ virtuals of plugin.h.
+// headers only, through the C++ virtuals of plugin.h. Its buffers are
+// addresses, taken at a byte offset (ABI 1.3, addressable_buffers).
 //
 // Kernels (payload format "sim"): fill(int32* out, int32 value, int32 n)
 // writes out[i] = value + i; fault(int32* out) fails on the device, as an
@@ -237,7 +238,8 @@ class SimModule final : public PayloadModule {
 
 void Init() {
   static const ModrtBackendIdentity identity = {
-      sizeof(ModrtBackendIdentity), "streamsim", "StreamSim", kDLOneAPI, kModrtSingleBinary, "sim"};
+      sizeof(ModrtBackendIdentity), "streamsim", "StreamSim", kDLOneAPI, kModrtSingleBinary, "sim",
+      /*addressable_buffers=*/1};
   RegisterRuntimeModule(identity, [](Payload p) -> std::unique_ptr<PayloadModule> {
     return std::make_unique<SimModule>(std::move(p));
   });
