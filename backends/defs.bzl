@@ -104,6 +104,7 @@ BackendIdentityInfo = provider(
         "payload_shape": "single-binary or multi-shader",
         "formats": "accepted payload formats (list)",
         "has_runtime": "whether the package declares a runtime DSO (runtime_srcs)",
+        "addressable_buffers": "buffers are device addresses a kernel may take at a byte offset",
     },
 )
 
@@ -115,11 +116,13 @@ def _backend_identity_impl(ctx):
         payload_shape = ctx.attr.payload_shape,
         formats = ctx.attr.formats,
         has_runtime = ctx.attr.has_runtime,
+        addressable_buffers = ctx.attr.addressable_buffers,
     )]
 
 _backend_identity = rule(
     implementation = _backend_identity_impl,
     attrs = {
+        "addressable_buffers": attr.bool(mandatory = True),
         "backend": attr.string(mandatory = True),
         "device_type": attr.string(mandatory = True, values = DLPACK_DEVICE_TYPES.keys()),
         "display_name": attr.string(mandatory = True),
@@ -143,7 +146,8 @@ def modrt_backend(
         runtime_deps = [],
         fallback_deps = [],
         runtime_compatible_with = [],
-        cpu_runtime = False):
+        cpu_runtime = False,
+        addressable_buffers = False):
     """Declares backend `name`'s identity and defines its standard targets.
 
     The targets: :runtime (when it has sources), :fallback, :hook,
@@ -169,6 +173,9 @@ def modrt_backend(
       runtime_compatible_with: platform constraints of the runtime DSO.
       cpu_runtime: the runtime runs on a plain CPU machine (PoCL, lavapipe):
         --config=cpu-runtimes (--//backends:runtimes=cpu) turns it on.
+      addressable_buffers: a buffer's data is a device address a kernel may
+        take at a byte offset (CUDA, ROCm); False for handles (cl_mem,
+        VkBuffer), where the core refuses a tensor with a byte offset.
     """
     _backend_identity(
         name = "identity_info",
@@ -178,6 +185,7 @@ def modrt_backend(
         payload_shape = payload_shape,
         formats = formats,
         has_runtime = runtime_srcs != None,
+        addressable_buffers = addressable_buffers,
         visibility = ["//python:__pkg__"],
     )
     identity_fields = ", ".join([
@@ -186,6 +194,7 @@ def modrt_backend(
         device_type,
         PAYLOAD_SHAPES[payload_shape],
         _c_string(",".join(formats)),
+        "1" if addressable_buffers else "0",
     ])
 
     # The runtime DSO's copy: backend_identity.h, kBackendIdentity.

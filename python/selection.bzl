@@ -42,12 +42,13 @@ def _modrt_selection_impl(ctx):
     lines.append("IDENTITIES = {")
     for target in ctx.attr.identities:
         i = target[BackendIdentityInfo]
-        lines.append("    %r: {\"display_name\": %r, \"device_type\": %d, \"payload_shape\": %r, \"formats\": %r}," % (
+        lines.append("    %r: {\"display_name\": %r, \"device_type\": %d, \"payload_shape\": %r, \"formats\": %r, \"addressable_buffers\": %r}," % (
             i.name,
             i.display_name,
             i.device_type,
             i.payload_shape,
             tuple(i.formats),
+            i.addressable_buffers,
         ))
     lines.append("}")
     lines.append("CORE = %r" % _runfiles_path(ctx.file.core))

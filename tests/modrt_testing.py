@@ -3,14 +3,19 @@ modrt tree in which real files have been removed or replaced."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import modrt._ffi
+
+if TYPE_CHECKING:
+    import modrt
 
 # One OpenCL kernel several tests compile: c = a + b over n floats.
 VADD_CL = """
@@ -153,3 +158,37 @@ def run_together(body: Callable[[int], None], threads: int = 16) -> None:
     for t in workers:
         t.join()
     assert not errors, errors
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [
+        ("dl_tensor", modrt._ffi.DLTensor),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+    ]
+
+
+class ByteOffsetView:
+    """A DLPack producer (a legacy capsule) of `count` elements of `base`'s
+    memory from byte `offset` on, told by DLTensor.byte_offset, as libraries
+    that keep views that way hand them over. It must outlive what is made
+    from it (its capsule has no deleter)."""
+
+    def __init__(self, base: modrt.Tensor, offset: int, count: int) -> None:
+        self.base = base  # the memory stays alive as long as the view
+        src = base._dl()
+        self._shape = (ctypes.c_int64 * 1)(count)
+        self._managed = _DLManagedTensor()
+        view = self._managed.dl_tensor
+        view.data, view.device, view.ndim, view.dtype = src.data, src.device, 1, src.dtype
+        view.shape = self._shape
+        view.byte_offset = src.byte_offset + offset
+
+    def __dlpack__(self) -> object:
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype = ctypes.py_object
+        new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self._managed), b"dltensor", None)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.base.__dlpack_device__()

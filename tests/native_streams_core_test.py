@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import modrt
+import modrt_testing
 
 PLUGIN = Path(modrt._ffi.package_root(), "tests", "plugins", "native_stream_backend.so")
 N = 64
@@ -108,3 +109,58 @@ def test_an_async_failure_surfaces_at_the_next_wait(dev, mod):
         s.synchronize(timeout=60)
     mod["fill"](out, 5, N, stream=s)  # raised once: the stream goes on
     np.testing.assert_array_equal(out.numpy(stream=s, timeout=60), 5 + np.arange(N))
+
+
+def test_a_kernel_takes_a_buffer_at_a_byte_offset(dev, mod):
+    # The backend's identity says its buffers are addresses (ABI 1.3,
+    # addressable_buffers): the kernel is handed data + byte_offset.
+    base = modrt.tensor(np.full(N + 2, -1, "int32"), dev)
+    producer = modrt_testing.ByteOffsetView(base, offset=8, count=N)
+    view = modrt.from_dlpack(producer)
+    mod["fill"](view, 7, N)
+    np.testing.assert_array_equal(base.numpy(timeout=60), np.r_[-1, -1, 7 + np.arange(N)])
+
+
+def test_a_launch_makes_no_call_back_into_the_core():
+    """The plugin launches with the queue and the capture state the core packed
+    (plugin ABI 1.2): with MODRT_COUNT_CORE_CALLS=1 the plugin's core table
+    counts every call, and launches (default stream, a stream, a current
+    stream, a capture) count none; making a module counts (the counter works)."""
+    r = modrt_testing.run_python(
+        f"""
+import numpy as np, modrt
+modrt.backend.load_plugin({str(PLUGIN)!r})
+dev = modrt.device("streamsim")
+calls = modrt.get_global_func("testing.core_calls_from_plugins")
+payload = modrt.runtime.Payload.create("single-binary", "sim", ["fill(int32*, int32, int32)"], code=b"sim")
+before = calls()
+mod = modrt.get_global_func("module.create.streamsim")(payload)
+print("MODULE", calls() - before)
+out = modrt.empty(({N},), "int32", dev)
+fill = mod["fill"]
+
+def counted(launch):
+    before = calls()
+    launch()
+    return calls() - before
+
+s = modrt.Stream(dev)
+counts = [counted(lambda: fill(out, 1, {N}))]
+dev.default_stream.synchronize(timeout=60)  # the other streams' fills come after it
+counts += [counted(lambda: fill(out, 2, {N}, stream=s))]
+with modrt.stream(s):
+    counts += [counted(lambda: fill(out, 3, {N}))]
+with s.capture() as g:
+    counts += [counted(lambda: fill(out, 4, {N}))]
+assert g.native
+g.replay(stream=s)
+s.synchronize(timeout=60)
+print("LAUNCHES", counts)
+np.testing.assert_array_equal(out.numpy(timeout=60), 4 + np.arange({N}))
+""",
+        env={"MODRT_COUNT_CORE_CALLS": "1"},
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
+    assert int(lines["MODULE"]) > 0, r.stdout
+    assert lines["LAUNCHES"] == str([0] * 4), r.stdout

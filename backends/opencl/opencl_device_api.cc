@@ -17,9 +17,9 @@ namespace opencl {
 namespace {
 
 // Native streams (plugin_api.h, ModrtStreamExtension): a modrt stream is a
-// command queue with profiling, an event a marker (clEnqueueMarkerWithWaitList)
-// whose CL_PROFILING_COMMAND_END is its device time. Graphs (ModrtGraphExtension)
-// without cl_khr_command_buffer, which PoCL does not offer: a captured launch
+// Stream (opencl_driver.h), a command queue with profiling, an event a marker
+// (clEnqueueMarkerWithWaitList) whose CL_PROFILING_COMMAND_END is its device time. Graphs
+// (ModrtGraphExtension) without cl_khr_command_buffer, which PoCL does not offer: a captured launch
 // is kept as a cl_kernel with its arguments set (opencl_graphs.h), a replay
 // enqueues them, a rebound replay is re-recorded (graph_update).
 class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
@@ -32,12 +32,11 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     cl_command_queue q =
         ws.cl().clCreateCommandQueue(dev.context, dev.id, CL_QUEUE_PROFILING_ENABLE, &err);
     MODRT_CL_CHECK(err, "clCreateCommandQueue");
-    return q;
+    return std::make_unique<Stream>(q).release();  // owned by the core until StreamDestroy
   }
   void StreamDestroy(int, void* stream) override {
-    cl_command_queue q = static_cast<cl_command_queue>(stream);
-    Captures::Get().End(q);  // a capture left unfinished: dropped with its queue
-    Workspace::Get().cl().clReleaseCommandQueue(q);
+    std::unique_ptr<Stream> owned(static_cast<Stream*>(stream));
+    Workspace::Get().cl().clReleaseCommandQueue(owned->queue);
   }
   void StreamSynchronize(int id, void* stream) override {
     MODRT_CL_CHECK(Workspace::Get().cl().clFinish(QueueOf(id, stream)), "clFinish");
@@ -91,9 +90,14 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
   }
 
   bool HasGraphs() const override { return true; }
-  void GraphBegin(int id, void* stream) override { Captures::Get().Begin(QueueOf(id, stream), id); }
+  void GraphBegin(int id, void* stream) override {
+    Stream& s = StreamOf(id, stream);
+    if (s.capture != nullptr)
+      Fail("RuntimeError", "this OpenCL queue is already capturing a graph");
+    s.capture = std::make_unique<Graph>(id);
+  }
   void* GraphEnd(int id, void* stream) override {
-    std::unique_ptr<Graph> graph = Captures::Get().End(QueueOf(id, stream));
+    std::unique_ptr<Graph> graph = std::move(StreamOf(id, stream).capture);
     if (graph == nullptr) Fail("RuntimeError", "no graph is being captured on this OpenCL queue");
     return graph.release();  // owned by the core until GraphDestroy
   }

@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend_identity.h"
@@ -105,10 +107,27 @@ inline std::string ClError(cl_int code) {
 constexpr uint64_t kMaxGlobalItems = (uint64_t{1} << 32) - 1;
 constexpr uint64_t kMaxGroups = (uint64_t{1} << 31) - 1;
 
+class Graph;  // opencl_graphs.h
+
+// A modrt stream on OpenCL, the plugin's stream object: a command queue, and
+// the graph it records into while a capture is under way (graph_begin ..
+// graph_end; the core captures on one thread, and a launch's arguments say
+// whether its stream captures, ModrtKernelArgs.capturing).
+struct Stream {
+  explicit Stream(cl_command_queue queue);
+  ~Stream();  // opencl_graphs.cc: a capture left unfinished goes with it
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  const cl_command_queue queue;
+  std::unique_ptr<Graph> capture;
+};
+
 struct Device {
   cl_device_id id = nullptr;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
+  // The default stream (a NULL stream from the core): on `queue`.
+  std::unique_ptr<Stream> default_stream;
   // The launch limits, read once (launches check them).
   std::string name;
   size_t max_item_sizes[3] = {1, 1, 1};  // CL_DEVICE_MAX_WORK_ITEM_SIZES
@@ -184,7 +203,8 @@ class Workspace : public LazyDriverState<Workspace> {
           continue;
         }
         ReadLimits(&d);
-        devices_.push_back(d);
+        d.default_stream = std::make_unique<Stream>(d.queue);
+        devices_.push_back(std::move(d));
       }
     }
     if (devices_.empty()) return "the OpenCL platforms report no usable device";
@@ -210,9 +230,13 @@ class Workspace : public LazyDriverState<Workspace> {
   std::vector<Device> devices_;
 };
 
-// The queue a stream names: its own, or the device's default queue (NULL).
+// The stream the core names: one of stream_create's, or the device's default (NULL).
+inline Stream& StreamOf(int device_id, void* stream) {
+  return stream ? *static_cast<Stream*>(stream)
+                : *Workspace::Get().device(device_id).default_stream;
+}
 inline cl_command_queue QueueOf(int device_id, void* stream) {
-  return stream ? static_cast<cl_command_queue>(stream) : Workspace::Get().device(device_id).queue;
+  return StreamOf(device_id, stream).queue;
 }
 
 // Registers the device API (opencl_device_api.cc) with the core.

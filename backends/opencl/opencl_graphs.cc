@@ -106,35 +106,9 @@ void Graph::Replace(Graph&& other) {
   kernels_.swap(other.kernels_);
 }
 
-Captures& Captures::Get() {
-  // Never destroyed, like the driver state (Workspace): used until the process ends.
-  static Captures* captures = std::make_unique<Captures>().release();
-  return *captures;
-}
+Stream::Stream(cl_command_queue queue) : queue(queue) {}
 
-void Captures::Begin(cl_command_queue queue, int device_id) {
-  std::lock_guard lock(mu_);
-  auto [it, added] = graphs_.try_emplace(queue);
-  if (!added) Fail("RuntimeError", "this OpenCL queue is already capturing a graph");
-  it->second = std::make_unique<Graph>(device_id);
-  active_.fetch_add(1, std::memory_order_release);
-}
-
-std::unique_ptr<Graph> Captures::End(cl_command_queue queue) {
-  std::lock_guard lock(mu_);
-  auto it = graphs_.find(queue);
-  if (it == graphs_.end()) return nullptr;
-  std::unique_ptr<Graph> graph = std::move(it->second);
-  graphs_.erase(it);
-  active_.fetch_sub(1, std::memory_order_release);
-  return graph;
-}
-
-Graph* Captures::FindSlow(cl_command_queue queue) {
-  std::lock_guard lock(mu_);
-  auto it = graphs_.find(queue);
-  return it == graphs_.end() ? nullptr : it->second.get();
-}
+Stream::~Stream() = default;
 
 }  // namespace opencl
 }  // namespace modrt

@@ -1,12 +1,12 @@
 // Recorded launches (plugin ABI 1.1, ModrtGraphExtension) on OpenCL without
-// cl_khr_command_buffer: while a queue captures, each launch is kept as a
-// cl_kernel of its own with its arguments set once, at record time; a replay
-// is then only the clEnqueueNDRangeKernel calls, with no per-launch event
-// (the first waits for one user event, set once the last is enqueued).
+// cl_khr_command_buffer: while a stream captures (Stream::capture), each
+// launch is kept as a cl_kernel of its own with its arguments set once, at
+// record time; a replay is then only the clEnqueueNDRangeKernel calls, with
+// no per-launch event (the first waits for one user event, set once the last
+// is enqueued).
 #ifndef MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
 #define MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,28 +65,6 @@ class Graph {
   std::vector<Recorded> launches_;
   // Each distinct (program, name, argument bytes): its kernel.
   std::map<std::string, Kernel> kernels_;
-};
-
-// The captures in progress, one per queue (graph_begin .. graph_end).
-class Captures {
- public:
-  static Captures& Get();
-  // Fails when `queue` already captures.
-  void Begin(cl_command_queue queue, int device_id);
-  // The graph captured on `queue` (null when it does not capture).
-  std::unique_ptr<Graph> End(cl_command_queue queue);
-  // The graph `queue` records into, or null. Cheap when nothing captures.
-  Graph* Find(cl_command_queue queue) {
-    if (active_.load(std::memory_order_acquire) == 0) return nullptr;
-    return FindSlow(queue);
-  }
-
- private:
-  Graph* FindSlow(cl_command_queue queue);
-
-  std::atomic<int> active_{0};
-  std::mutex mu_;
-  std::map<cl_command_queue, std::unique_ptr<Graph>> graphs_;
 };
 
 }  // namespace opencl

@@ -127,8 +127,8 @@ class OpenCLModule final : public PayloadModule {
       local[d] = static_cast<size_t>(k.launch.block[d]);
       global[d] = static_cast<size_t>(k.launch.grid[d]) * local[d];
     }
-    cl_command_queue queue = QueueOf(device_id, k.NativeStream(kDLOpenCL));
-    if (Graph* graph = k.Capturing() ? Captures::Get().Find(queue) : nullptr) {
+    Stream& stream = StreamOf(device_id, k.NativeStream(kDLOpenCL));
+    if (Graph* graph = k.Capturing() ? stream.capture.get() : nullptr) {
       // Captured: recorded with its arguments, not run (opencl_graphs.h).
       return graph->Record(LaunchToRecord{kernel.program, info.name, k, has_dyn_shared,
                                           static_cast<size_t>(k.launch.dyn_shared_bytes), global,
@@ -146,7 +146,7 @@ class OpenCLModule final : public PayloadModule {
                                        static_cast<size_t>(k.launch.dyn_shared_bytes), nullptr),
                      StrCat("setting the dynamic local memory of ", info.name));
     }
-    MODRT_CL_CHECK(cl.clEnqueueNDRangeKernel(queue, kernel.kernel, 3, nullptr, global,
+    MODRT_CL_CHECK(cl.clEnqueueNDRangeKernel(stream.queue, kernel.kernel, 3, nullptr, global,
                                              has_block ? local : nullptr, 0, nullptr, nullptr),
                    StrCat("launch of ", info.name));
   }

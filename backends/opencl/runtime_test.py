@@ -121,6 +121,10 @@ def test_bad_arguments_are_clean_errors(dev):
         mod["vadd"](modrt.empty((4,), "float32"), c, c, 4, 1, 4)
     with pytest.raises(ValueError, match="threadIdx.x must be >= 1"):
         mod["vadd"](c, c, c, 4, 1, 0)
+    # OpenCL's buffers are handles (its identity's addressable_buffers is False).
+    producer = modrt_testing.ByteOffsetView(modrt.empty((8,), "float32", dev), offset=16, count=4)
+    with pytest.raises(ValueError, match="argument 0 has a byte offset, which this device's buffers cannot express"):
+        mod["vadd"](modrt.from_dlpack(producer), c, c, 4, 1, 4)
 
 
 def test_without_an_icd_the_device_says_why(tmp_path):

@@ -61,6 +61,10 @@ BackendInfo BackendInfoFromIdentity(const ModrtBackendIdentity& given) {
   info.display_name = id.display_name;
   info.device_type = static_cast<DLDeviceType>(id.device_type);
   info.shape = static_cast<PayloadShape>(id.payload_shape);
+  info.addressable_buffers = MODRT_STRUCT_HAS(ModrtBackendIdentity, &given, addressable_buffers)
+                                 ? id.addressable_buffers != 0
+                                 // An identity of ABI 1.2 or older: the rule the core applied then.
+                                 : info.device_type == kDLCUDA || info.device_type == kDLROCM;
   std::string_view formats = id.formats;
   while (!formats.empty()) {
     size_t comma = formats.find(',');
@@ -86,7 +90,8 @@ const BackendInfo& RegisterBackend(const BackendInfo& info) {
   for (const auto& b : r.backends) {
     if (b->name != info.name) continue;
     if (b->display_name == info.display_name && b->device_type == info.device_type &&
-        b->shape == info.shape && b->fmts == info.fmts) {
+        b->shape == info.shape && b->fmts == info.fmts &&
+        b->addressable_buffers == info.addressable_buffers) {
       return *b;
     }
     Fail("ValueError", "backend ", Describe(info), " conflicts with the registered ", Describe(*b));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "internal.h"
+#include "modrt/core/backend.h"
 #include "modrt/core/device.h"
 #include "modrt/core/payload.h"
 #include "stream.h"
@@ -15,6 +16,15 @@
 namespace modrt {
 
 namespace {
+
+// Whether device addresses of `type` are plain pointers, so a byte offset
+// can be added to one: the core's cpu memory, or what the backend's identity
+// says. Asked only for a tensor with a byte offset.
+bool BuffersAddressable(DLDeviceType type) {
+  if (type == kDLCPU) return true;
+  const BackendInfo* backend = FindBackendOfDeviceType(type);
+  return backend != nullptr && backend->addressable_buffers;
+}
 
 std::string IntText(__int128 v) {
   if (v < 0) return "-" + IntText(-v);
@@ -155,9 +165,6 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
   k->dyn_shared_bytes = 0;
   k->device_id = 0;
   bool seen_buffer = false;
-  // Pointer arithmetic on device addresses is valid only where they are plain pointers.
-  const bool addressable =
-      device_type == kDLCPU || device_type == kDLCUDA || device_type == kDLROCM;
   int32_t idx = -1;  // the caller's value for argument i
   for (size_t i = 0; i < nargs; ++i) {
     const ArgInfo& a = info.args[i];
@@ -182,7 +189,7 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
              kind ? kind : "an unknown device", ", but this kernel runs on ",
              DeviceKindName(device_type));
       }
-      if (t->byte_offset != 0 && !addressable) {
+      if (t->byte_offset != 0 && !BuffersAddressable(device_type)) {
         Fail("ValueError", info.name, ": argument ", i,
              " has a byte offset, which this device's buffers cannot express");
       }
@@ -201,7 +208,7 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
              "signature declares it const); pass a writable copy, or mark it const in the "
              "signature if the kernel does not write it");
       }
-      char* ptr = static_cast<char*>(t->data) + (addressable ? t->byte_offset : 0);
+      char* ptr = static_cast<char*>(t->data) + t->byte_offset;
       std::memcpy(&k->slots[i], &ptr, sizeof(ptr));
       k->sizes[i] = sizeof(void*);
       k->buffers[i] = t;

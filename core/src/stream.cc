@@ -1,5 +1,6 @@
 // Streams (stream.h): a stream's queue of launches, its worker thread, its
-// waits and its latched errors. The rest of the device layer is in
+// waits and its latched errors, whatever its execution mode (stream_mode.h,
+// one stream_mode_*.cc each). The rest of the device layer is in
 // stream_launch.cc (the current stream, launches), stream_api.cc (the
 // registry functions of streams, events and waits), stream_copies.cc,
 // stream_graphs.cc and stream_pinned.cc.
@@ -41,17 +42,10 @@ size_t MaxInFlightBytes() {
   return n;
 }
 
-std::string Dims(const int64_t* v) { return StrCat("[", v[0], ", ", v[1], ", ", v[2], "]"); }
-
-struct DeviceEpochs {
-  std::atomic<uint64_t> launched{0};
-  std::atomic<uint64_t> completed{0};
-  // Native streams complete out of order across streams: Completed() is
-  // then the least over the device's streams (FirstPendingEpoch).
-  std::atomic<bool> native{false};
-};
 constexpr int kEpochTypes = 64, kEpochIds = 16;
 DeviceEpochs epochs[kEpochTypes][kEpochIds];
+
+}  // namespace
 
 DeviceEpochs* EpochsOf(DLDevice d) {
   if (d.device_type < 0 || d.device_type >= kEpochTypes || d.device_id < 0 ||
@@ -61,7 +55,9 @@ DeviceEpochs* EpochsOf(DLDevice d) {
   return &epochs[d.device_type][d.device_id];
 }
 
-}  // namespace
+bool StreamMode::WaitInDriver(double) {
+  Fail("RuntimeError", DeviceName(device_), ": this kind of stream has no timed wait of its own");
+}
 
 std::string DeviceName(DLDevice d) {
   const char* kind = DeviceKindName(d.device_type);
@@ -90,75 +86,28 @@ uint64_t DeviceCompleted(DLDevice device) {
   return done;
 }
 
-std::string LaunchRecord::Describe() const {
-  if (!is_launch) return kernel;
-  return StrCat(kernel, " (grid ", Dims(grid), ", block ", Dims(block), ")");
-}
-
-NativeEvent::~NativeEvent() {
-  // In a forked child the driver's objects are the parent's: left alone.
-  if (!InForkedChild()) queues->streams->event_destroy(queues->self, device_id, handle);
-}
-
-NativeGraph::~NativeGraph() {
-  if (!InForkedChild()) queues->graphs->graph_destroy(queues->self, device_id, handle);
-}
-
-LaunchRecord RecordOf(const FunctionInfo& info, const Args& args) {
-  LaunchRecord r;
-  r.kernel = info.name;
-  const size_t first = info.args.size();
-  for (size_t j = 0; j < info.launch_tags.size(); ++j) {
-    const int32_t i = static_cast<int32_t>(first + j);
-    if (i >= args.size() || args[i].type_code != kModrtInt) continue;
-    const std::string& tag = info.launch_tags[j];
-    if (tag.size() < 3) continue;
-    const int axis = tag.back() - 'x';
-    if (axis < 0 || axis > 2) continue;
-    if (tag.rfind("blockIdx.", 0) == 0) r.grid[axis] = args[i].v_int64;
-    if (tag.rfind("threadIdx.", 0) == 0) r.block[axis] = args[i].v_int64;
-  }
-  return r;
-}
-
-size_t TensorArgBytes(const Args& args) {
-  size_t bytes = 0;
-  for (int32_t i = 0; i < args.size(); ++i) {
-    const ModrtValue& v = args[i];
-    if (v.type_code == kModrtObject && v.v_obj != nullptr &&
-        static_cast<Object*>(v.v_obj)->type_index() == kModrtObjTensor) {
-      bytes += static_cast<TensorObj*>(v.v_obj)->nbytes();
-    }
-  }
-  return bytes;
-}
-
 // ---------------------------------------------------------------------------
 
-StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default, const uint64_t* external)
-    : device_(device),
-      api_(api),
-      is_default_(is_default),
-      native_(device.device_type == kDLCPU ? nullptr : NativeQueuesOf(api)),
-      adopted_(external != nullptr) {
-  if (adopted_) {
-    if (native_ == nullptr || native_->stream_adopt == nullptr) {
-      Fail("ValueError", DeviceName(device), " cannot adopt another library's stream: its backend ",
-           native_ == nullptr ? "has no native streams" : "does not adopt foreign queues");
-    }
-    if (*external == 0) {
-      Fail("ValueError", "a foreign stream handle of 0 is the legacy default stream: use ",
-           DeviceName(device), "'s default_stream");
-    }
-    CheckNative(
-        native_->stream_adopt(native_->self, device_.device_id, *external, &native_stream_));
+namespace {
+
+// The device's execution mode: cpu runs on the host, a backend with the
+// stream extension on its own queues, any other on its one queue.
+std::unique_ptr<StreamMode> ModeFor(DLDevice device, DeviceAPI* api, bool is_default,
+                                    const uint64_t* external) {
+  const NativeQueues* queues = device.device_type == kDLCPU ? nullptr : NativeQueuesOf(api);
+  if (queues != nullptr) return NativeQueueMode(device, queues, is_default, external);
+  if (external != nullptr) {
+    Fail("ValueError", DeviceName(device),
+         " cannot adopt another library's stream: its backend has no native streams");
   }
-  if (native_ == nullptr) return;
-  if (DeviceEpochs* e = EpochsOf(device_)) e->native.store(true);
-  if (!is_default_ && !adopted_) {
-    CheckNative(native_->streams->stream_create(native_->self, device_.device_id, &native_stream_));
-  }
+  if (device.device_type == kDLCPU) return HostWorkerMode(device);
+  return EmulatedQueueMode(device, api);
 }
+
+}  // namespace
+
+StreamState::StreamState(DLDevice device, DeviceAPI* api, bool is_default, const uint64_t* external)
+    : device_(device), is_default_(is_default), mode_(ModeFor(device, api, is_default, external)) {}
 
 // Streams whose timed_out_ is set: while none is, DeviceMayBeStuck answers
 // without a lock (it runs at every first launch of a fetched function).
@@ -166,14 +115,10 @@ static std::atomic<int> timed_out_streams{0};
 
 bool AnyStreamTimedOut() { return timed_out_streams.load(std::memory_order_relaxed) != 0; }
 
+// Reached once the worker drained the queue (Close asked it to); the mode
+// then releases its queue.
 StreamState::~StreamState() {
   if (timed_out_) timed_out_streams.fetch_sub(1);
-  // Reached once the worker drained the queue (Close asked it to): nothing
-  // of this stream is pending on the device, unless a failure latched. An
-  // adopted queue is its maker's to destroy.
-  if (native_stream_ != nullptr && !adopted_ && !InForkedChild()) {
-    native_->streams->stream_destroy(native_->self, device_.device_id, native_stream_);
-  }
 }
 
 StreamObj::StreamObj(std::shared_ptr<StreamState> state) : state_(std::move(state)) {
@@ -191,9 +136,8 @@ void StreamState::Close() {
   if (is_default_) return;
   std::unique_lock lock(mu_);
   if (--handles_ > 0) return;
-  // A native queue goes once its work is done: the worker (which holds this
-  // state) waits for it first.
-  if (native_ != nullptr && error_kind_.empty()) RequestSync(lock);
+  // The worker (which holds this state) waits for the queue's work first.
+  if (mode_->syncs_before_close() && error_kind_.empty()) RequestSync(lock);
   closing_ = true;
   changed_.notify_all();
 }
@@ -233,7 +177,7 @@ void StreamState::WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock) 
       WaitRegion region;
       lock.lock();
       if (full()) {
-        if (!host_executes()) RequestSync(lock);
+        RequestSync(lock);
         changed_.wait_until(lock, StreamClock::now() + std::chrono::milliseconds(50),
                             [&] { return !full(); });
       }
@@ -275,11 +219,10 @@ uint64_t StreamState::FirstPendingEpoch() const {
 
 std::shared_ptr<NativeEvent> StreamState::RecordNativeEvent(uint64_t* seq) {
   std::unique_lock lock(mu_);
-  void* handle = nullptr;
-  CheckNative(native_->streams->event_record(native_->self, device_.device_id, native_stream_,
-                                             /*timing=*/1, &handle));
+  std::shared_ptr<NativeEvent> event =
+      NativeEvent::Record(mode_->queues(), device_.device_id, mode_->queue());
   *seq = submitted_;
-  return std::make_shared<NativeEvent>(native_, device_.device_id, handle);
+  return event;
 }
 
 void StreamState::Enqueue(LaunchRecord record, size_t bytes, std::function<void()> work) {
@@ -334,7 +277,8 @@ void StreamState::EnqueueWaitFor(std::shared_ptr<StreamState> other, uint64_t se
 
 void StreamState::RequestSync(std::unique_lock<std::mutex>& lock,
                               const std::shared_ptr<NativeEvent>& event, uint64_t seq) {
-  if (event != nullptr && native_ != nullptr) {
+  if (mode_->runs_launches()) return;  // the worker completes each launch as it runs it
+  if (event != nullptr) {
     if (sync_requested_ >= seq || completed_ >= seq) return;
     sync_requested_ = seq;
     Push(Item{ItemKind::kEventSync, seq, nullptr, nullptr, 0, 0, event}, lock);
@@ -374,18 +318,8 @@ void StreamState::RunWorker() {
     try {
       switch (item.kind) {
         case ItemKind::kKernel: item.work(); break;
-        case ItemKind::kSync:
-          if (native_ != nullptr) {
-            CheckNative(native_->streams->stream_synchronize(native_->self, device_.device_id,
-                                                             native_stream_));
-          } else {
-            api_->Sync(device_.device_id);
-          }
-          break;
-        case ItemKind::kEventSync:
-          CheckNative(native_->streams->event_synchronize(native_->self, device_.device_id,
-                                                          item.event->handle));
-          break;
+        case ItemKind::kSync: mode_->Synchronize(item.device_epoch); break;
+        case ItemKind::kEventSync: item.event->Synchronize(); break;
         case ItemKind::kMarker: break;
         case ItemKind::kWaitFor:
           while (!item.other->Wait(item.other_seq, 3600.0, -1.0)) {
@@ -404,14 +338,6 @@ void StreamState::RunWorker() {
     item.work = nullptr;  // releases what a host launch held, outside the lock
     lock.lock();
     if (item.time != nullptr) item.time->store(now);
-    if (item.kind == ItemKind::kSync && kind.empty() && native_ == nullptr) {
-      if (DeviceEpochs* e = EpochsOf(device_)) {
-        uint64_t seen = e->completed.load();
-        while (seen < item.device_epoch &&
-               !e->completed.compare_exchange_weak(seen, item.device_epoch)) {
-        }
-      }
-    }
     if (!kind.empty()) {
       // Described now, on failure only: the pending launches up to item.seq
       // stay listed until Complete below.
@@ -480,15 +406,12 @@ bool StreamState::Query(uint64_t seq, const std::shared_ptr<NativeEvent>& event)
   std::unique_lock lock(mu_);
   RaiseLatched(lock);
   if (completed_ >= seq) return true;
-  if (event != nullptr && native_ != nullptr) {
-    int32_t done = 0;
-    CheckNative(
-        native_->streams->event_query(native_->self, device_.device_id, event->handle, &done));
-    if (done == 0) return false;
+  if (event != nullptr) {
+    if (!event->Done()) return false;
     Complete(seq, lock);
     return true;
   }
-  if (!host_executes()) RequestSync(lock);
+  RequestSync(lock);
   return false;
 }
 
@@ -496,10 +419,10 @@ bool StreamState::Wait(uint64_t seq, double slice_s, double raise_after_s,
                        const std::shared_ptr<NativeEvent>& event) {
   std::unique_lock lock(mu_);
   auto done = [&] { return completed_ >= seq || !error_kind_.empty(); };
-  if (!done() && event == nullptr && native_ != nullptr && native_->stream_wait_for != nullptr) {
+  if (!done() && event == nullptr && mode_->waits_in_driver()) {
     WaitInDriver(std::max(0.0, slice_s), lock);
   } else if (!done()) {
-    if (!host_executes()) RequestSync(lock, event, seq);
+    RequestSync(lock, event, seq);
     const auto deadline =
         StreamClock::now() + std::chrono::duration_cast<StreamClock::duration>(
                                  std::chrono::duration<double>(std::max(0.0, slice_s)));
@@ -547,13 +470,12 @@ void StreamState::WaitUntilComplete(uint64_t seq, const std::shared_ptr<NativeEv
 void StreamState::WaitInDriver(double timeout_s, std::unique_lock<std::mutex>& lock) {
   const uint64_t upto = submitted_;
   lock.unlock();
-  int32_t finished = 0;
+  bool finished = false;
   std::string kind, message;
   {
     WaitRegion region;  // the GIL goes while the driver waits
     try {
-      CheckNative(native_->stream_wait_for(native_->self, device_.device_id, native_stream_,
-                                           timeout_s, &finished));
+      finished = mode_->WaitInDriver(timeout_s);
     } catch (const Error& e) {
       kind = e.kind();
       message = e.what();
@@ -562,9 +484,9 @@ void StreamState::WaitInDriver(double timeout_s, std::unique_lock<std::mutex>& l
   lock.lock();
   if (!kind.empty()) {
     LatchSyncFailure(upto, kind, message);
-    finished = 1;
+    finished = true;
   }
-  if (finished != 0) Complete(upto, lock);
+  if (finished) Complete(upto, lock);
 }
 
 }  // namespace modrt

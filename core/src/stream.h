@@ -3,7 +3,7 @@
 //
 // A stream is an ordered sequence of launches on one device. Launches are
 // numbered (seq); a stream knows which numbers are complete. How a launch
-// runs depends on the device:
+// runs depends on the device, one execution mode each (stream_mode.h):
 // - cpu: the launch is queued and runs on the stream's worker thread, so a cpu
 //   launch is asynchronous like a device's;
 // - a backend device: the plugin's launch runs on the caller's thread and
@@ -21,7 +21,8 @@
 // A failure on the worker (a host kernel's error, a failed device sync)
 // latches on the stream and is raised by its next wait, naming the launches.
 //
-// Files: stream.cc (StreamState), stream_launch.cc (current streams, the
+// Files: stream.cc (StreamState), stream_mode*.cc (the modes, the backend's
+// events and graphs), stream_launch.cc (current streams, the
 // registry, launches), stream_api.cc (streams, events, waits: registry
 // functions), stream_copies.cc, stream_graphs.cc, stream_pinned.cc.
 #ifndef MODRT_CORE_SRC_STREAM_H_
@@ -44,6 +45,7 @@
 #include "modrt/core/device.h"
 #include "modrt/core/function.h"
 #include "modrt/core/payload.h"
+#include "stream_mode.h"
 
 namespace modrt {
 
@@ -68,6 +70,11 @@ struct NativeEvent {
   NativeEvent(const NativeEvent&) = delete;
   NativeEvent& operator=(const NativeEvent&) = delete;
   ~NativeEvent();
+  // An event after everything submitted so far to `queue`, with device timing.
+  static std::shared_ptr<NativeEvent> Record(const NativeQueues* queues, int32_t device_id,
+                                             void* queue);
+  bool Done() const;         // event_query
+  void Synchronize() const;  // event_synchronize (blocking)
   const NativeQueues* const queues;
   const int32_t device_id;
   void* const handle;
@@ -116,14 +123,16 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
 
   DLDevice device() const { return device_; }
   bool is_default() const { return is_default_; }
+  // How the stream's launches execute.
+  const StreamMode& mode() const { return *mode_; }
   // cpu: launches run on the worker. Elsewhere they run on the caller's thread.
-  bool host_executes() const { return device_.device_type == kDLCPU; }
+  bool host_executes() const { return mode_->runs_launches(); }
   // The backend's queues, when its device API has the stream extension.
-  const NativeQueues* native() const { return native_; }
+  const NativeQueues* native() const { return mode_->queues(); }
   // This stream's native queue (NULL: the plugin's default queue).
-  void* native_stream() const { return native_stream_; }
+  void* native_stream() const { return mode_->queue(); }
   // The native queue is another library's (Stream.from_external).
-  bool adopted() const { return adopted_; }
+  bool adopted() const { return mode_->adopted(); }
 
   // A backend launch about to be submitted on the caller's thread: blocks
   // while the stream is at its in-flight limit (count and bytes). Then the
@@ -164,7 +173,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   // Native streams: device launches of this stream not known complete start
   // after this device launch number (DeviceLaunched); UINT64_MAX when none.
   uint64_t FirstPendingEpoch() const;
-  bool has_device_time() const { return host_executes() || native_ != nullptr; }
+  bool has_device_time() const { return mode_->has_device_time(); }
 
   // Descriptions of pending launches ("" when none).
   std::string PendingSummary();
@@ -214,7 +223,8 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   };
 
   void Push(Item item, std::unique_lock<std::mutex>& lock);
-  // Queues a device sync (native: of this stream, or of `event`, which covers `seq`).
+  // Queues a device sync (native: of this stream, or of `event`, which covers
+  // `seq`); none where the worker runs the launches.
   void RequestSync(std::unique_lock<std::mutex>& lock,
                    const std::shared_ptr<NativeEvent>& event = nullptr, uint64_t seq = 0);
   void Complete(uint64_t seq, std::unique_lock<std::mutex>& lock);
@@ -232,11 +242,8 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   void WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock);
 
   const DLDevice device_;
-  DeviceAPI* const api_;
   const bool is_default_;
-  const NativeQueues* const native_;
-  const bool adopted_;
-  void* native_stream_ = nullptr;
+  const std::unique_ptr<StreamMode> mode_;
 
   mutable std::mutex mu_;
   std::condition_variable changed_;

@@ -33,32 +33,7 @@ static bool WaitDevice(DLDevice device, double slice_s, double raise_after_s) {
   return true;
 }
 
-std::string Implementation(const StreamState& s) {
-  if (const NativeQueues* q = s.native()) {
-    // The backend says what its queue is (queue_description), where it can.
-    const char* own = q->queue_description
-                          ? q->queue_description(q->self, s.device().device_id, s.is_default())
-                          : nullptr;
-    std::string queue = own != nullptr && *own != '\0' ? std::string(own)
-                        : s.is_default()               ? "the backend's default queue"
-                                                       : "a queue of the backend's own";
-    if (s.adopted())
-      queue = StrCat(queue, ", adopted from another library (not destroyed by modrt)");
-    return StrCat("native: ", queue, " (events with device timestamps; graphs ",
-                  !q->graphs ? "replayed from the core's list"
-                  : q->graph_update
-                      ? "recorded by the backend, rebound replays re-recorded"
-                      : "recorded by the backend, rebound replays from the core's list",
-                  "); ",
-                  q->stream_wait_for != nullptr
-                      ? "a wait is the driver's own, with a timeout, on the waiting thread"
-                      : "the stream's worker thread waits for it");
-  }
-  return s.host_executes()
-             ? "core: launches run in order on the stream's worker thread"
-             : "core emulation: launches go in order to the backend's one queue; the stream's "
-               "worker thread waits for them with a device sync";
-}
+std::string Implementation(const StreamState& s) { return s.mode().Describe(s.is_default()); }
 
 namespace {
 

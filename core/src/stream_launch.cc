@@ -1,5 +1,6 @@
 // The current stream of each thread and device, the registry of streams,
-// and launches through them (stream.h: StreamedLaunch, HostStreamedLaunch).
+// and launches through them (stream.h: StreamedLaunch, HostStreamedLaunch),
+// with their records (RecordOf).
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -25,6 +26,46 @@ void* CurrentNativeStream(DLDevice device) {
     return current_stream->native_stream();
   }
   return nullptr;
+}
+
+namespace {
+
+std::string Dims(const int64_t* v) { return StrCat("[", v[0], ", ", v[1], ", ", v[2], "]"); }
+
+}  // namespace
+
+std::string LaunchRecord::Describe() const {
+  if (!is_launch) return kernel;
+  return StrCat(kernel, " (grid ", Dims(grid), ", block ", Dims(block), ")");
+}
+
+LaunchRecord RecordOf(const FunctionInfo& info, const Args& args) {
+  LaunchRecord r;
+  r.kernel = info.name;
+  const size_t first = info.args.size();
+  for (size_t j = 0; j < info.launch_tags.size(); ++j) {
+    const int32_t i = static_cast<int32_t>(first + j);
+    if (i >= args.size() || args[i].type_code != kModrtInt) continue;
+    const std::string& tag = info.launch_tags[j];
+    if (tag.size() < 3) continue;
+    const int axis = tag.back() - 'x';
+    if (axis < 0 || axis > 2) continue;
+    if (tag.rfind("blockIdx.", 0) == 0) r.grid[axis] = args[i].v_int64;
+    if (tag.rfind("threadIdx.", 0) == 0) r.block[axis] = args[i].v_int64;
+  }
+  return r;
+}
+
+size_t TensorArgBytes(const Args& args) {
+  size_t bytes = 0;
+  for (int32_t i = 0; i < args.size(); ++i) {
+    const ModrtValue& v = args[i];
+    if (v.type_code == kModrtObject && v.v_obj != nullptr &&
+        static_cast<Object*>(v.v_obj)->type_index() == kModrtObjTensor) {
+      bytes += static_cast<TensorObj*>(v.v_obj)->nbytes();
+    }
+  }
+  return bytes;
 }
 
 // ---------------------------------------------------------------------------

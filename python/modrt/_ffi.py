@@ -102,6 +102,7 @@ class BackendIdentity(ctypes.Structure):
         ("device_type", ctypes.c_int32),
         ("payload_shape", ctypes.c_int32),
         ("formats", ctypes.c_char_p),
+        ("addressable_buffers", ctypes.c_int32),
     ]
 
 
@@ -187,7 +188,12 @@ def load_plugin(path: str | os.PathLike, options: Mapping[str, str] | None = Non
 
 
 def register_backend_identity(
-    name: str, display_name: str, device_type: int, payload_shape: str, formats: Sequence[str]
+    name: str,
+    display_name: str,
+    device_type: int,
+    payload_shape: str,
+    formats: Sequence[str],
+    addressable_buffers: bool = False,
 ) -> None:
     if payload_shape not in PAYLOAD_SHAPES:
         raise ValueError(f"unknown payload shape '{payload_shape}' (single-binary or multi-shader)")
@@ -198,6 +204,7 @@ def register_backend_identity(
         device_type,
         PAYLOAD_SHAPES[payload_shape],
         ",".join(formats).encode(),
+        int(addressable_buffers),
     )
     check(LIB.ModrtRegisterBackend(ctypes.byref(identity)))
 

@@ -111,7 +111,9 @@ class Backend(_Frozen):
       check (raises modrt.CompileError), run unless `validate=False`.
     - reflector: a Reflector, or a plain function (see Reflector.of).
     - identity: the device facts {display_name, device_type (DLPack),
-      payload_shape ("single-binary"/"multi-shader"), formats}.
+      payload_shape ("single-binary"/"multi-shader"), formats, and optionally
+      addressable_buffers: buffers are device addresses a kernel may take at
+      a byte offset, False when absent}.
     - language: the source language `modrt.compile` takes, as messages name
       it ("OpenCL C"); messages say the backend's name where there is none.
     - demo: (source, signature) of `modrt demo`'s kernel in that language,

@@ -36,8 +36,15 @@ class AcmeTestDeviceAPI final : public DeviceAPI {
 void Init() {
   static AcmeTestDeviceAPI api;
   // A device-only backend: it makes no modules.
-  static const ModrtBackendIdentity identity = {
-      sizeof(ModrtBackendIdentity), "acme", "Acme", kDLExtDev, kModrtSingleBinary, ""};
+  // Fields past ABI 1.0's stay zero (this file is also built against the
+  // frozen 1.0 headers): its buffers are not addresses (addressable_buffers).
+  ModrtBackendIdentity identity{};
+  identity.struct_size = sizeof(identity);
+  identity.name = "acme";
+  identity.display_name = "Acme";
+  identity.device_type = kDLExtDev;
+  identity.payload_shape = kModrtSingleBinary;
+  identity.formats = "";
   RegisterBackend(identity);
   RegisterDeviceAPI("acme", &api);
 }

@@ -2,7 +2,10 @@
 // graph extensions) for the core's tests where no such driver is present:
 // device kind "streamsim" on DLPack's kDLOneAPI, one device whose memory is
 // host memory and whose queues are threads. Built against modrt's plugin
-// headers only, through the C++ virtuals of plugin.h.
+// headers only, through the C++ virtuals of plugin.h. A launch goes down once
+// (plugin ABI 1.2): the core packs the arguments with the launch's queue and
+// whether it captures; its buffers are addresses, taken at a byte offset
+// (ABI 1.3, addressable_buffers).
 //
 // Kernels (payload format "sim"): fill(int32* out, int32 value, int32 n)
 // writes out[i] = value + i; fault(int32* out) fails on the device, as an
@@ -63,6 +66,7 @@ class Queue {
     if (!error_.empty()) Fail("RuntimeError", std::exchange(error_, ""));
   }
   std::vector<Task>* recording_ = nullptr;  // guarded by the core: one capture at a time
+  bool recording() const { return recording_ != nullptr; }
 
  private:
   void Run() {
@@ -214,30 +218,39 @@ class SimModule final : public PayloadModule {
  public:
   using PayloadModule::PayloadModule;
   ObjectRef GetFunction(const std::string& name) override {
-    return LaunchingFunction(name, [](const FunctionInfo& info, size_t, const Args& args) {
-      KernelArgs k = KernelArgs::Pack(info, args, kDLOneAPI);
-      int32_t* out = reinterpret_cast<int32_t*>(Bytes(k.buffers[0], 0));
-      Queue& q = QueueOf(CurrentStream(kDLOneAPI, k.device_id));
-      if (info.name == "fill") {
-        const int32_t value = *static_cast<const int32_t*>(k.ptrs[1]);
-        const int32_t n = *static_cast<const int32_t*>(k.ptrs[2]);
-        q.Submit([out, value, n] {
-          ++kernels_run;
-          for (int32_t i = 0; i < n; ++i) out[i] = value + i;
-        });
-      } else {
-        q.Submit([] {
-          ++kernels_run;
-          Fail("RuntimeError", "illegal memory access");
-        });
-      }
-    });
+    return PackedLaunchingFunction(name, kDLOneAPI);
+  }
+  bool LaunchesPacked() const override { return true; }
+  void LaunchPacked(const FunctionInfo& info, size_t, const PackedArgs& k) override {
+    // The buffer's address as the core packed it: data + byte_offset.
+    int32_t* out = *static_cast<int32_t* const*>(k.ptrs[0]);
+    Queue& q = QueueOf(k.NativeStream(kDLOneAPI));
+    // The queue records while a graph captures on it (GraphBegin): the core
+    // says so in the arguments, and the two must agree.
+    if (k.Capturing() != q.recording()) {
+      Fail("RuntimeError", "the core says the queue ", k.Capturing() ? "captures" : "runs",
+           ", but it ", q.recording() ? "records" : "runs");
+    }
+    if (info.name == "fill") {
+      const int32_t value = *static_cast<const int32_t*>(k.ptrs[1]);
+      const int32_t n = *static_cast<const int32_t*>(k.ptrs[2]);
+      q.Submit([out, value, n] {
+        ++kernels_run;
+        for (int32_t i = 0; i < n; ++i) out[i] = value + i;
+      });
+    } else {
+      q.Submit([] {
+        ++kernels_run;
+        Fail("RuntimeError", "illegal memory access");
+      });
+    }
   }
 };
 
 void Init() {
   static const ModrtBackendIdentity identity = {
-      sizeof(ModrtBackendIdentity), "streamsim", "StreamSim", kDLOneAPI, kModrtSingleBinary, "sim"};
+      sizeof(ModrtBackendIdentity), "streamsim", "StreamSim", kDLOneAPI, kModrtSingleBinary, "sim",
+      /*addressable_buffers=*/1};
   RegisterRuntimeModule(identity, [](Payload p) -> std::unique_ptr<PayloadModule> {
     return std::make_unique<SimModule>(std::move(p));
   });

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define MODRT_PLUGIN_ABI_MAJOR 1
-#define MODRT_PLUGIN_ABI_MINOR 2
+#define MODRT_PLUGIN_ABI_MINOR 3
 
 #define MODRT_PLUGIN_INIT_SYMBOL "modrt_plugin_init"
 
@@ -89,6 +89,13 @@ typedef struct {
   int32_t device_type;      /* DLDeviceType */
   int32_t payload_shape;    /* ModrtPayloadShape */
   const char* formats;      /* accepted payload formats, comma-separated: "cl,xclbin" */
+  /* ABI 1.3: 1 when a buffer's `data` is a device address a kernel may be
+   * handed at a byte offset (the core adds DLTensor.byte_offset: CUDA, ROCm,
+   * host memory); 0 when it is a handle (cl_mem, VkBuffer), where a tensor
+   * with a byte offset is refused. An identity that ends before the field
+   * (ABI 1.2 or older) gets the rule of those versions: 1 for kDLCUDA and
+   * kDLROCM, else 0. */
+  int32_t addressable_buffers;
 } ModrtBackendIdentity;
 
 /* A device family's memory and queries. `self` is passed back to each call.

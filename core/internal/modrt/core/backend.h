@@ -21,6 +21,9 @@ struct MODRT_API BackendInfo {
   DLDeviceType device_type;
   PayloadShape shape;
   std::vector<std::string> fmts;  // accepted payload formats
+  // Buffers are device addresses a kernel may take at a byte offset
+  // (plugin_api.h: ModrtBackendIdentity.addressable_buffers).
+  bool addressable_buffers = false;
 
   // "libmodrt_runtime_<name>.so"
   std::string RuntimeLibrary() const { return "libmodrt_runtime_" + name + ".so"; }
