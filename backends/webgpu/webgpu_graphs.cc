@@ -167,7 +167,9 @@ void Queue::GraphLaunch(int device_id, void* graph, void*) {
   if (g->size() == 0) return;
   std::lock_guard lock(ws.submit_mu());
   g->Encode(ws);
-  ws.FlushLocked();  // the replay is one submission
+  // The replay is one submission, made now unless the work before it still
+  // runs (webgpu_device.h): then the next wait submits it.
+  if (ws.IdleLocked()) ws.FlushLocked();
   graph_replays_.fetch_add(1, std::memory_order_relaxed);
   if (std::string e = ws.TakeUncapturedError(); !e.empty()) {
     Fail("RuntimeError", "webgpu: a graph of ", g->size(), " launches failed: ", e);

@@ -22,7 +22,8 @@
 // - Graphs (webgpu_graphs.cc): between graph_begin and graph_end a launch on
 //   the capturing stream is recorded (its pipeline, bind groups, uniform slot
 //   and workgroups) instead of run; graph_launch encodes every recorded
-//   dispatch into one compute pass of one command buffer and submits it once.
+//   dispatch into one compute pass of the batch and submits it once (behind
+//   running work, the next wait does: webgpu_device.h).
 //   A replay that rebinds buffers is captured anew and graph_update swaps
 //   that recording in, so it too is one command buffer.
 #ifndef MODRT_BACKENDS_WEBGPU_WEBGPU_QUEUE_H_
