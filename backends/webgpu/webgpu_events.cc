@@ -140,10 +140,8 @@ void* Queue::StreamCreate(int device_id) {
 }
 
 void Queue::StreamDestroy(int device_id, void* stream) {
-  std::unique_ptr<Stream> owned(static_cast<Stream*>(stream));
+  std::unique_ptr<Stream> owned(static_cast<Stream*>(stream));  // with its capture, if any
   Workspace::Get().Require(device_id);
-  std::lock_guard lock(capture_mu_);
-  if (captures_.erase(stream) != 0) captures_open_.fetch_sub(1);
 }
 
 void Queue::StreamSynchronize(int device_id, void*) {

@@ -70,9 +70,6 @@ void MapForReading(Workspace& ws, WGPUBuffer buffer, uint64_t size,
 void CopyOutOfMapped(Workspace& ws, WGPUBuffer buffer, MapResult& mapped, uint64_t skip, void* dst,
                      size_t nbytes, const std::string& what);
 
-// A modrt stream of webgpu(0): a name for the device's one queue.
-struct Stream {};
-
 // A point in the queue's submissions (webgpu_events.cc).
 class Event;
 
@@ -119,6 +116,24 @@ class Graph {
   uint64_t uniform_used_ = 0;  // bytes used of the last uniform buffer
 };
 
+// A modrt stream of webgpu(0): a name for the device's one queue, and the
+// graph it is capturing, if any. The core says in a launch's arguments
+// whether its stream captures (ABI 1.2), so a launch looks here only then;
+// from an older core every launch looks, hence the lock.
+class Stream {
+ public:
+  // The graph a launch on this stream is recorded into, or null.
+  Graph* capture();
+  // RuntimeError when it is capturing already.
+  void BeginCapture();
+  // The graph captured (RuntimeError when it is not capturing).
+  std::unique_ptr<Graph> EndCapture();
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<Graph> capture_;
+};
+
 // The device layer of webgpu(0), one for the process.
 class Queue {
  public:
@@ -155,9 +170,9 @@ class Queue {
   // replays' re-recordings), graph replays submitted ("graph_replays").
   int64_t SubmissionCount(std::string_view name) const;
 
-  // The graph a launch on `stream` (the launch's, ModrtKernelArgs) is
-  // recorded into, or null when it is not capturing (cheap while nothing captures).
-  Graph* CaptureOf(void* stream);
+  // The graph a launch on `stream` (the launch's, ModrtKernelArgs; null: the
+  // default stream) is recorded into, or null when it is not capturing.
+  Graph* CaptureOf(void* stream) { return StreamOf(stream).capture(); }
 
   // Completes the device-to-host copies made before `up_to` (a readback
   // number; UINT64_MAX: all): each waits for its copy, then lands in host
@@ -180,9 +195,11 @@ class Queue {
   std::deque<Readback> readbacks_;
   uint64_t readbacks_made_ = 0;
 
-  std::mutex capture_mu_;
-  std::atomic<int> captures_open_{0};
-  std::map<void*, std::unique_ptr<Graph>> captures_;  // by stream (null: the default)
+  // The stream a handle names (null: the default stream).
+  Stream& StreamOf(void* stream) {
+    return stream == nullptr ? default_stream_ : *static_cast<Stream*>(stream);
+  }
+  Stream default_stream_;
   // Taken by the capture on `stream` (RuntimeError when it has none).
   std::unique_ptr<Graph> TakeCapture(void* stream);
 
