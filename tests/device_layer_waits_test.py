@@ -164,6 +164,10 @@ WAITS_AFTER_A_TIMEOUT = {
         "lambda: None if dev.default_stream.record().query() is False else 1 / 0"
     ),
     "a launch on a stream of its own": "lambda: launched_vadd(a, a, out, 4, *params, stream=modrt.Stream(dev))",
+    # On a stream of its own, behind the launches above (on webgpu a submission
+    # of theirs waited in the driver): a copy in, and a copy out into pinned memory.
+    "a copy into a tensor on a stream": "lambda: out.copyfrom(np.zeros(4, 'float32'), stream=copy_stream)",
+    "a copy out of a tensor on a stream": "lambda: out.copyto(pinned, stream=copy_stream)",
     "dropping a module": "lambda: (modules.clear(), gc.collect())",
 }
 # The SIGINT comes 0.5 s into each call that waits for the spin, and 20 s into
@@ -190,6 +194,11 @@ def outcomes_after_a_timeout(kind: str) -> dict[str, str]:
     if kind == "cpu":  # host memory and host launches: nothing to wait for
         for name in ("an allocation in checked mode", "empty_cache()", "the first launch of another kernel"):
             expected[name] = "RETURNED"
+    if kind in NATIVE_STREAMS:  # a copy on a native stream is queued there
+        expected["a copy into a tensor on a stream"] = "RETURNED"
+        # A copy out waits for the stream unless its pinned memory is used in place.
+        if modrt.pinned_empty((4,), "float32", device=modrt.device(kind)).pinned:
+            expected["a copy out of a tensor on a stream"] = "RETURNED"
     return expected
 
 
@@ -240,6 +249,8 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
         # The other backend's device starts now: the SIGINT must find its stream
         # waiting, not its driver starting (slow on a loaded machine).
         other_stream = modrt.Stream(modrt.device(OTHER))
+        copy_stream = modrt.Stream(dev)
+        pinned = modrt.pinned_empty((4,), "float32", device=dev)
         dev.sync(timeout=60)
 
         def checked_allocation():

@@ -190,6 +190,10 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   // Whether the work submitted so far is done, from one poll; never waits.
   // Callers hold submit_mu(), so nothing is submitted meanwhile.
   bool IdleLocked();
+  // Whether the batch being recorded, if any, may be submitted now without
+  // waiting in the driver: there is none, or the work before it is done.
+  // Callers hold submit_mu().
+  bool MaySubmitLocked() { return pending_ == nullptr || IdleLocked(); }
   // Submits the batch being recorded once the work before it is done,
   // waiting for that without the lock.
   void SubmitWhenIdle();

@@ -175,8 +175,9 @@ class Queue {
   Graph* CaptureOf(void* stream) { return StreamOf(stream).capture(); }
 
   // Completes the device-to-host copies made before `up_to` (a readback
-  // number; UINT64_MAX: all): each waits for its copy, then lands in host
-  // memory. With `wait` false, returns false at the first not yet mapped.
+  // number; UINT64_MAX: all) whose batches were submitted: each waits for
+  // its copy, then lands in host memory. With `wait` false, returns false at
+  // the first not yet mapped; false too at the first not yet submitted.
   bool FinishReadbacks(uint64_t up_to, bool wait);
   // The number the next readback gets.
   uint64_t NextReadback();
@@ -185,10 +186,15 @@ class Queue {
   struct Readback {
     uint64_t number;
     WGPUBuffer staging;
+    uint64_t size;  // of the staging buffer
     uint64_t skip;  // bytes before the copy's first in the staging buffer
     void* host;
     size_t nbytes;
     std::shared_ptr<MapResult> mapped;
+    uint64_t batch;  // the batch its copy is in
+    // Whether its mapping was asked for: at once when its batch was submitted
+    // with it, else by the wait that finishes it (webgpu_device.h).
+    bool map_asked;
   };
 
   std::mutex readback_mu_;
