@@ -116,9 +116,10 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   // by the next sync or copy, or once the batch holds kMaxBatch launches and
   // the work submitted before it is done (IdleLocked). While that work runs,
   // the batch grows instead (bounded by the core's in-flight limit), each
-  // kernel's launches on uniform rings of their own, and only a wait on a
-  // stream worker submits it (SubmitWhenIdle). A batch's uniform writes land
-  // before it runs; each launch has its own slot.
+  // kernel's launches on uniform rings of their own, until a later launch
+  // finds that work done or a wait on a stream worker has waited for it
+  // (SubmitWhenIdle). A batch's uniform writes land before it runs; each
+  // launch has its own slot.
   static constexpr int kMaxBatch = 64;
 
   // The encoder of the batch being recorded. Callers hold submit_mu().
