@@ -134,6 +134,8 @@ def test_a_shape_that_is_not_integral_or_a_dtype_modrt_lacks_is_refused_before_a
     assert lines[-1] == "END", r.stdout
 
 
+# The child's MODRT_MAX_IN_FLIGHT: room for the 200 launches below.
+IN_FLIGHT_LIMIT = 256
 # After a wait raised TimeoutError on a spinning kernel: each call that then
 # waits for the device, and whether Ctrl-C ends it (cpu: the two that have
 # nothing to wait for there return at once).
@@ -142,7 +144,13 @@ WAITS_AFTER_A_TIMEOUT = {
     "numpy() of another tensor": "lambda: out.numpy()",
     "a new tensor": "lambda: modrt.tensor(np.ones(4, 'float32'), dev)",
     "copyfrom() into another tensor": "lambda: out.copyfrom(np.zeros(4, 'float32'))",
-    "a launch held at the in-flight limit": "lambda: [mod['vadd'](a, a, out, 4, *params) for _ in range(4)]",
+    # Fewer than the in-flight limit: none is held, and they return (on webgpu the
+    # 64th filled the batch and submitted it behind the spin, in the driver).
+    "200 launches after the timeout": "lambda: [launched_vadd(a, a, out, 4, *params) for _ in range(200)]",
+    # The limit on the default stream, whatever is pending there already.
+    "a launch held at the in-flight limit": (
+        f"lambda: [mod['vadd'](a, a, out, 4, *params) for _ in range({IN_FLIGHT_LIMIT})]"
+    ),
     "an allocation in checked mode": "checked_allocation",
     "another backend's stream waiting for its event": ("lambda: other_stream.wait(dev.default_stream.record())"),
     "empty_cache()": "lambda: dev.empty_cache()",
@@ -156,8 +164,44 @@ WAITS_AFTER_A_TIMEOUT = {
         "lambda: None if dev.default_stream.record().query() is False else 1 / 0"
     ),
     "a launch on a stream of its own": "lambda: launched_vadd(a, a, out, 4, *params, stream=modrt.Stream(dev))",
+    # On a stream of its own, behind the launches above (on webgpu a submission
+    # of theirs waited in the driver): a copy in, and a copy out into pinned memory.
+    "a copy into a tensor on a stream": "lambda: out.copyfrom(np.zeros(4, 'float32'), stream=copy_stream)",
+    "a copy out of a tensor on a stream": "lambda: out.copyto(pinned, stream=copy_stream)",
     "dropping a module": "lambda: (modules.clear(), gc.collect())",
 }
+# The SIGINT comes 0.5 s into each call that waits for the spin, and 20 s into
+# each call that must return: only one that hangs outlasts that (the spinning
+# kernel takes a core of the loaded machine, and 200 launches or a gc.collect()
+# may take longer than 0.5 s there, which must not read as a hang; one that
+# hangs ignoring the SIGINT meets run_child's guard).
+SIGINT_INTO_A_WAIT, SIGINT_INTO_A_RETURNING_CALL = 0.5, 20.0
+
+
+def outcomes_after_a_timeout(kind: str) -> dict[str, str]:
+    """What each of WAITS_AFTER_A_TIMEOUT ends in on `kind`."""
+    expected = {name: "INTERRUPTED" for name in WAITS_AFTER_A_TIMEOUT}
+    # A module dropped while the device may be stuck is destroyed on a thread of its own.
+    expected["dropping a module"] = "RETURNED"
+    # Calls that wait for nothing return (the runtime stays usable).
+    for name in (
+        "200 launches after the timeout",
+        "an event recorded after the interrupted launch",
+        "asking whether an event is complete",
+        "a launch on a stream of its own",
+    ):
+        expected[name] = "RETURNED"
+    if kind == "cpu":  # host memory and host launches: nothing to wait for
+        for name in ("an allocation in checked mode", "empty_cache()", "the first launch of another kernel"):
+            expected[name] = "RETURNED"
+    if kind in NATIVE_STREAMS:  # a copy on a native stream is queued there
+        expected["a copy into a tensor on a stream"] = "RETURNED"
+        # A copy out waits for the stream unless its pinned memory is used in place.
+        if modrt.pinned_empty((4,), "float32", device=modrt.device(kind)).pinned:
+            expected["a copy out of a tensor on a stream"] = "RETURNED"
+    return expected
+
+
 # Waits inside the core (not Python's slices): the KeyboardInterrupt names the spin.
 CORE_WAITS = {
     "a new tensor",
@@ -180,6 +224,11 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
     others = [k for k in sorted(NATIVE_STREAMS) if k != kind and modrt.device(k).exist]
     if not others:
         pytest.skip("needs a second backend with a device")
+    expected = outcomes_after_a_timeout(kind)
+    sigint_after = {
+        name: SIGINT_INTO_A_RETURNING_CALL if outcome == "RETURNED" else SIGINT_INTO_A_WAIT
+        for name, outcome in expected.items()
+    }
     cases = "".join(f"    {name!r}: {case},\n" for name, case in WAITS_AFTER_A_TIMEOUT.items())
     body = textwrap.dedent(
         """
@@ -200,6 +249,8 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
         # The other backend's device starts now: the SIGINT must find its stream
         # waiting, not its driver starting (slow on a loaded machine).
         other_stream = modrt.Stream(modrt.device(OTHER))
+        copy_stream = modrt.Stream(dev)
+        pinned = modrt.pinned_empty((4,), "float32", device=dev)
         dev.sync(timeout=60)
 
         def checked_allocation():
@@ -214,7 +265,7 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
         cases = {{
         {cases}}}
         for name, case in cases.items():
-            timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+            timer = threading.Timer({sigint_after!r}[name], os.kill, (os.getpid(), signal.SIGINT))
             timer.start()
             try:
                 case()
@@ -222,6 +273,7 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
             except KeyboardInterrupt as e:
                 print("INTERRUPTED", name, "|", e, flush=True)
             try:  # a SIGINT that comes after a call returned
+                timer.cancel()
                 timer.join()
                 time.sleep(0.1)
             except KeyboardInterrupt:
@@ -240,25 +292,14 @@ def test_ctrl_c_ends_every_wait_after_a_timeout(kind):
         timer.join()
         print("DONE", flush=True)
         """
-    ).format(other=others[0], cases=cases, source=KERNELS[kind][0], signatures=KERNELS[kind][1])
-    r = run_child(kind, body, {"MODRT_MAX_IN_FLIGHT": "3"})
+    ).format(
+        other=others[0], cases=cases, sigint_after=sigint_after, source=KERNELS[kind][0], signatures=KERNELS[kind][1]
+    )
+    r = run_child(kind, body, {"MODRT_MAX_IN_FLIGHT": str(IN_FLIGHT_LIMIT)})
     lines = r.stdout.splitlines()
     assert lines[0] == "TIMEOUT" and lines[-2:] == ["HANDLER raised by the handler", "DONE"], r.stdout + r.stderr
     lines = lines[:-1]
     outcomes = {line.split(" |")[0].split(" ", 1)[1]: line.split(" ", 1)[0] for line in lines[1:-1]}
-    expected = {name: "INTERRUPTED" for name in WAITS_AFTER_A_TIMEOUT}
-    # A module dropped while the device may be stuck is destroyed on a thread of its own.
-    expected["dropping a module"] = "RETURNED"
-    # Calls that wait for nothing return (the runtime stays usable).
-    for name in (
-        "an event recorded after the interrupted launch",
-        "asking whether an event is complete",
-        "a launch on a stream of its own",
-    ):
-        expected[name] = "RETURNED"
-    if kind == "cpu":  # host memory and host launches: nothing to wait for
-        for name in ("an allocation in checked mode", "empty_cache()", "the first launch of another kernel"):
-            expected[name] = "RETURNED"
     assert outcomes == expected, r.stdout + r.stderr
     for line in lines[1:-1]:
         name = line.split(" |")[0].split(" ", 1)[1]

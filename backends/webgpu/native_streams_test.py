@@ -142,6 +142,47 @@ def test_graph_replay_equals_the_launches_one_by_one(dev, mod):
     np.testing.assert_allclose(replayed.numpy(), expected + (expected - y), rtol=1e-4)
 
 
+def test_launches_behind_running_work_keep_their_own_scalars(dev, mod):
+    """While the work submitted before it runs, a full batch is not submitted
+    (lavapipe's vkQueueSubmit would wait for that work, on the caller's
+    thread): the batch grows, each kernel's launches past its uniform ring on
+    rings of their own, and every launch still sees its own scalars."""
+    n = 256
+    ones = modrt.tensor(np.ones(n, "float32"), dev)
+    busy = modrt.empty((n,), "float32", dev)
+    y = modrt.tensor(np.zeros(n, "float32"), dev)
+    # Half a second to seconds of lavapipe's time here; the launches below
+    # take milliseconds. (Were it done first, they would be batched as usual: the
+    # result is the same either way.)
+    mod["slow_add"](ones, ones, busy, n, 1_000_000, *grid(n))
+    alphas = [float(i) for i in range(3 * 64 + 5)]  # three rings and part of a fourth
+    for alpha in alphas:
+        axpy(mod, ones, y, alpha, n)
+    np.testing.assert_array_equal(y.numpy(), np.full(n, sum(alphas), "float32"))
+
+
+def test_copies_on_a_stream_behind_running_work_keep_their_order(dev, mod):
+    """Behind running work a stream's copies join the batch too: a copy into
+    a tensor through a staging buffer copied there (a queue write would land
+    before the launches ahead of it), a copy out mapped once the wait that
+    submits its batch has."""
+    n = 256
+    ones = modrt.tensor(np.ones(n, "float32"), dev)
+    busy = modrt.empty((n,), "float32", dev)
+    y = modrt.tensor(np.zeros(n, "float32"), dev)
+    s = modrt.Stream(dev)
+    # As in the test above: the copies below are made while this runs.
+    mod["slow_add"](ones, ones, busy, n, 1_000_000, *grid(n))
+    dev.default_stream.record().query()  # submits it (nothing ran before it), never waits
+    with modrt.stream(s):
+        axpy(mod, ones, y, 2.0, n)
+        y.copyfrom(np.full(n, 5, "float32"), stream=s)  # after the launch that made 2
+        axpy(mod, ones, y, 3.0, n)
+        # webgpu's host arrays are not pinned: this waits for the stream.
+        seen = y.copyto(np.zeros(n, "float32"), stream=s)
+    np.testing.assert_array_equal(seen, np.full(n, 8, "float32"))
+
+
 def test_async_copies_with_offsets_on_a_stream(dev, mod):
     x, y, a, b = inputs(dev)
     c = modrt.tensor(np.zeros(300, "float32"), dev)

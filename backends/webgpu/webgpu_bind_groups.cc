@@ -130,18 +130,21 @@ void ReleaseBindGroups(const WgpuApi& api, std::vector<WGPUBindGroup>& groups) {
 }
 
 const std::vector<WGPUBindGroup>& CachedBindGroups(Workspace& ws, const Kernel& kernel,
-                                                   const LaunchArgs& args, LaunchCache& cache) {
+                                                   const LaunchArgs& args,
+                                                   WGPUBuffer uniform_buffer, LaunchCache& cache) {
   std::vector<uint64_t> ids;
   ids.reserve(kernel.num_buffers);
   for (const Buffer* b : args.buffers) {
     if (b != nullptr) ids.push_back(b->id);
   }
-  if (!cache.groups.empty() && cache.buffer_ids == ids) return cache.groups;
+  if (!cache.groups.empty() && cache.buffer_ids == ids && cache.groups_uniform == uniform_buffer)
+    return cache.groups;
   // The old groups stay alive (in wgpu) for the launches recorded with them.
   ReleaseBindGroups(ws.api(), cache.groups);
   cache.buffer_ids.clear();
-  cache.groups = CreateBindGroups(ws, kernel, args, kernel.uniform_buffer);
+  cache.groups = CreateBindGroups(ws, kernel, args, uniform_buffer);
   cache.buffer_ids = std::move(ids);
+  cache.groups_uniform = uniform_buffer;
   return cache.groups;
 }
 

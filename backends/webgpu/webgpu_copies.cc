@@ -27,11 +27,9 @@ uint64_t WordStart(uint64_t offset) { return offset / 4 * 4; }
 uint64_t WordEnd(uint64_t end) { return (end + 3) / 4 * 4; }
 
 // A map-readable buffer that `buf`'s words [start, start + size) are copied
-// into, in the batch after the launches recorded before it, then submitted;
-// its mapping is asked for, `mapped` says when it is done. Callers hold
+// into, in the batch after the launches recorded before it. Callers hold
 // submit_mu().
-WGPUBuffer StageReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start, uint64_t size,
-                               const std::shared_ptr<MapResult>& mapped) {
+WGPUBuffer RecordReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start, uint64_t size) {
   const WgpuApi& api = ws.api();
   WGPUBufferDescriptor d{};
   d.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
@@ -40,9 +38,42 @@ WGPUBuffer StageReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start,
   if (staging == nullptr)
     Fail("RuntimeError", "webgpu: cannot create a staging buffer of ", size, " bytes");
   api.wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), buf.buffer, start, staging, 0, size);
+  return staging;
+}
+
+// RecordReadbackLocked's buffer, its batch submitted and its mapping asked
+// for: `mapped` says when it is done. Callers hold submit_mu().
+WGPUBuffer StageReadbackLocked(Workspace& ws, const Buffer& buf, uint64_t start, uint64_t size,
+                               const std::shared_ptr<MapResult>& mapped) {
+  WGPUBuffer staging = RecordReadbackLocked(ws, buf, start, size);
   ws.FlushLocked();
   MapForReading(ws, staging, size, mapped);
   return staging;
+}
+
+// `size` bytes of `data` written to `buf` at `start` in the batch, after the
+// launches recorded before them, through a staging buffer of their own: a
+// queue write would land before the batch. Callers hold submit_mu().
+void UploadInBatchLocked(Workspace& ws, const Buffer& buf, uint64_t start, const void* data,
+                         uint64_t size) {
+  const WgpuApi& api = ws.api();
+  WGPUBufferDescriptor d{};
+  d.usage = WGPUBufferUsage_CopySrc;
+  d.size = size;
+  d.mappedAtCreation = true;
+  WGPUBuffer staging = api.wgpuDeviceCreateBuffer(ws.device(), &d);
+  if (staging == nullptr)
+    Fail("RuntimeError", "webgpu: cannot create a staging buffer of ", size, " bytes");
+  void* mapped = api.wgpuBufferGetMappedRange(staging, 0, size);
+  if (mapped == nullptr) {
+    api.wgpuBufferRelease(staging);
+    Fail("RuntimeError", "webgpu: a staging buffer of ", size, " bytes did not map");
+  }
+  std::memcpy(mapped, data, size);
+  api.wgpuBufferUnmap(staging);
+  api.wgpuCommandEncoderCopyBufferToBuffer(ws.PendingLocked(), staging, 0, buf.buffer, start, size);
+  api.wgpuBufferRelease(staging);  // the batch holds it until it ran
+  ws.RecordedLocked();
 }
 
 // Copies `nbytes` from a mapped staging buffer (after `skip` bytes) to `dst`,
@@ -124,6 +155,10 @@ void WriteBytes(Workspace& ws, const Buffer& buf, uint64_t offset, const void* s
     data = words.data();
   }
   std::lock_guard lock(ws.submit_mu());
+  if (!ws.MaySubmitLocked()) {
+    // Behind running work a submission would wait in the driver (webgpu_device.h).
+    return UploadInBatchLocked(ws, buf, start, data, end - start);
+  }
   ws.FlushLocked();  // the write lands after the launches before it
   ws.api().wgpuQueueWriteBuffer(ws.queue(), buf.buffer, start, data, end - start);
 }
@@ -135,9 +170,19 @@ uint64_t Queue::NextReadback() {
 
 bool Queue::FinishReadbacks(uint64_t up_to, bool wait) {
   Workspace& ws = Workspace::Get();
+  uint64_t submitted = 0;  // the batches before this one were submitted
+  {
+    std::lock_guard submit(ws.submit_mu());
+    submitted = ws.batch();
+  }
   std::lock_guard lock(readback_mu_);
   while (!readbacks_.empty() && readbacks_.front().number <= up_to) {
     Readback& r = readbacks_.front();
+    if (!r.map_asked) {
+      if (r.batch >= submitted) return false;
+      MapForReading(ws, r.staging, r.size, r.mapped);
+      r.map_asked = true;
+    }
     if (!wait && !r.mapped->Done()) return false;
     ws.PollUntil([&] { return r.mapped->Done(); });
     Readback done = std::move(r);
@@ -164,12 +209,23 @@ void Queue::CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size
   CheckRange(buf, at, nbytes, "copy from");
   const uint64_t start = WordStart(at);
   auto mapped = std::make_shared<MapResult>();
+  const uint64_t size = WordEnd(at + nbytes) - start;
   // Numbered in submission order (submit_mu, then readback_mu, as an event
   // takes them): an event recorded later finishes it.
   std::lock_guard submit(ws.submit_mu());
-  WGPUBuffer staging = StageReadbackLocked(ws, buf, start, WordEnd(at + nbytes) - start, mapped);
-  std::lock_guard lock(readback_mu_);
-  readbacks_.push_back(Readback{readbacks_made_++, staging, at - start, host, nbytes, mapped});
+  // Behind running work a submission would wait in the driver
+  // (webgpu_device.h): the copy joins the batch, and the wait that submits it
+  // asks for its mapping (FinishReadbacks).
+  const bool now = ws.IdleLocked();  // the copy is submitted, with the batch it ends
+  const uint64_t batch = ws.batch();
+  WGPUBuffer staging = now ? StageReadbackLocked(ws, buf, start, size, mapped)
+                           : RecordReadbackLocked(ws, buf, start, size);
+  {
+    std::lock_guard lock(readback_mu_);
+    readbacks_.push_back(
+        Readback{readbacks_made_++, staging, size, at - start, host, nbytes, mapped, batch, now});
+  }
+  if (!now) ws.RecordedLocked();  // which may submit the batch, once the work before is done
 }
 
 void Queue::CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst,

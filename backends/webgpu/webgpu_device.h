@@ -112,18 +112,23 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   // and every queue write (which must land in order with the launches).
   std::mutex& submit_mu() { return submit_mu_; }
 
-  // Launches are recorded into one command encoder and submitted together
-  // (kMaxBatch at most): by the next sync, copy, or a full batch. A batch's
-  // uniform writes land before it runs; each launch has its own slot.
+  // Launches are recorded into one command encoder and submitted together:
+  // by the next sync or copy, or once the batch holds kMaxBatch launches and
+  // the work submitted before it is done (IdleLocked). While that work runs,
+  // the batch grows instead (bounded by the core's in-flight limit), each
+  // kernel's launches on uniform rings of their own, until a later launch
+  // finds that work done or a wait on a stream worker has waited for it
+  // (SubmitWhenIdle). A batch's uniform writes land before it runs; each
+  // launch has its own slot.
   static constexpr int kMaxBatch = 64;
 
   // The encoder of the batch being recorded. Callers hold submit_mu().
   WGPUCommandEncoder PendingLocked();
-  // A launch was recorded; submits the batch when it is full. Callers hold submit_mu().
+  // A launch was recorded; submits the batch when it is full and the queue
+  // idle. Callers hold submit_mu().
   void RecordedLocked();
   // Submits the batch being recorded, if any. Callers hold submit_mu().
   void FlushLocked();
-  void Flush();
 
   // Which batch is being recorded (it changes at every submission). Callers hold submit_mu().
   uint64_t batch() const { return batch_; }
@@ -174,16 +179,25 @@ class Workspace : public plugin::LazyDriverState<Workspace> {
   }
 
   // A submission made while earlier work still runs may wait in the driver
-  // until that work ends (lavapipe's vkQueueSubmit does), holding
-  // submit_mu(), which every launch and event recording takes: behind a
-  // kernel that never ends, none of them would return, and Ctrl-C could not
-  // end them. So the waits (on stream workers) submit a batch only once the
-  // work submitted before it is done, waited for without holding the lock.
+  // until that work ends (lavapipe's vkQueueSubmit does), on the caller's
+  // thread and holding submit_mu(), which every launch and event recording
+  // takes: behind a kernel that never ends, none of them would return, and
+  // Ctrl-C could not end them. So a batch is submitted only once the work
+  // submitted before it is done: by a launch that finds it so, or by a wait
+  // (on a stream worker) that waited for it without holding the lock.
 
   // Waits for the work submitted so far (not the batch being recorded).
   void AwaitSubmitted();
   // Whether the work submitted so far is done, from one poll; never waits.
-  bool SubmittedDone();
+  // Callers hold submit_mu(), so nothing is submitted meanwhile.
+  bool IdleLocked();
+  // Whether the batch being recorded, if any, may be submitted now without
+  // waiting in the driver: there is none, or the work before it is done.
+  // Callers hold submit_mu().
+  bool MaySubmitLocked() { return pending_ == nullptr || IdleLocked(); }
+  // Submits the batch being recorded once the work before it is done,
+  // waiting for that without the lock.
+  void SubmitWhenIdle();
   // Submits what is recorded and waits for all of it.
   void Drain();
 

@@ -91,26 +91,28 @@ void EncodeTimestamp(Workspace& ws, Event& event) {
 // submitted once the work before it is done (webgpu_device.h): waited for
 // with `may_wait` (a worker), else false is returned meanwhile (EventQuery).
 bool Watch(Workspace& ws, Event& event, bool may_wait) {
-  bool unsubmitted = false;
-  {
-    std::lock_guard lock(ws.submit_mu());
-    if (event.watched) return true;
-    unsubmitted = ws.batch() == event.batch;
+  for (;;) {
+    {
+      std::lock_guard lock(ws.submit_mu());
+      if (event.watched) return true;
+      const bool unsubmitted = ws.batch() == event.batch;
+      if (!unsubmitted || ws.IdleLocked()) {
+        if (unsubmitted) ws.FlushLocked();
+        WGPUQueueWorkDoneCallbackInfo cb{};
+        cb.mode = WGPUCallbackMode_AllowSpontaneous;
+        cb.callback = [](WGPUQueueWorkDoneStatus status, WGPUStringView message, void* done,
+                         void*) {
+          TakeInCallback<Event::Done>(done)->Set({status, ToString(message)});
+        };
+        cb.userdata1 = ShareWithCallback(event.done);
+        ws.api().wgpuQueueOnSubmittedWorkDone(ws.queue(), cb);
+        event.watched = true;
+        return true;
+      }
+    }
+    if (!may_wait) return false;
+    ws.AwaitSubmitted();
   }
-  if (unsubmitted && may_wait) ws.AwaitSubmitted();
-  if (unsubmitted && !may_wait && !ws.SubmittedDone()) return false;
-  std::lock_guard lock(ws.submit_mu());
-  if (event.watched) return true;
-  if (ws.batch() == event.batch) ws.FlushLocked();
-  WGPUQueueWorkDoneCallbackInfo cb{};
-  cb.mode = WGPUCallbackMode_AllowSpontaneous;
-  cb.callback = [](WGPUQueueWorkDoneStatus status, WGPUStringView message, void* done, void*) {
-    TakeInCallback<Event::Done>(done)->Set({status, ToString(message)});
-  };
-  cb.userdata1 = ShareWithCallback(event.done);
-  ws.api().wgpuQueueOnSubmittedWorkDone(ws.queue(), cb);
-  event.watched = true;
-  return true;
 }
 
 // The device ticks of a complete event's timestamp.
@@ -138,10 +140,8 @@ void* Queue::StreamCreate(int device_id) {
 }
 
 void Queue::StreamDestroy(int device_id, void* stream) {
-  std::unique_ptr<Stream> owned(static_cast<Stream*>(stream));
+  std::unique_ptr<Stream> owned(static_cast<Stream*>(stream));  // with its capture, if any
   Workspace::Get().Require(device_id);
-  std::lock_guard lock(capture_mu_);
-  if (captures_.erase(stream) != 0) captures_open_.fetch_sub(1);
 }
 
 void Queue::StreamSynchronize(int device_id, void*) {

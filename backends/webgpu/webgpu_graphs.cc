@@ -105,29 +105,30 @@ void Graph::Swap(Graph& other) {
   std::swap(uniform_used_, other.uniform_used_);
 }
 
-Graph* Queue::CaptureOf(void* stream) {
-  if (captures_open_.load(std::memory_order_acquire) == 0) return nullptr;
-  std::lock_guard lock(capture_mu_);
-  auto found = captures_.find(stream);
-  return found == captures_.end() ? nullptr : found->second.get();
+Graph* Stream::capture() {
+  std::lock_guard lock(mu_);
+  return capture_.get();
+}
+
+void Stream::BeginCapture() {
+  std::lock_guard lock(mu_);
+  if (capture_ != nullptr) Fail("RuntimeError", "webgpu: this stream is already capturing a graph");
+  capture_ = std::make_unique<Graph>();
+}
+
+std::unique_ptr<Graph> Stream::EndCapture() {
+  std::lock_guard lock(mu_);
+  if (capture_ == nullptr) Fail("RuntimeError", "webgpu: this stream is not capturing");
+  return std::move(capture_);
 }
 
 void Queue::GraphBegin(int device_id, void* stream) {
   Workspace::Get().Require(device_id);
-  std::lock_guard lock(capture_mu_);
-  if (!captures_.emplace(stream, std::make_unique<Graph>()).second) {
-    Fail("RuntimeError", "webgpu: this stream is already capturing a graph");
-  }
-  captures_open_.fetch_add(1, std::memory_order_release);
+  StreamOf(stream).BeginCapture();
 }
 
 std::unique_ptr<Graph> Queue::TakeCapture(void* stream) {
-  std::lock_guard lock(capture_mu_);
-  auto found = captures_.find(stream);
-  if (found == captures_.end()) Fail("RuntimeError", "webgpu: this stream is not capturing");
-  std::unique_ptr<Graph> graph = std::move(found->second);
-  captures_.erase(found);
-  captures_open_.fetch_sub(1, std::memory_order_release);
+  std::unique_ptr<Graph> graph = StreamOf(stream).EndCapture();
   graph_recordings_.fetch_add(1, std::memory_order_relaxed);
   return graph;
 }
@@ -167,7 +168,9 @@ void Queue::GraphLaunch(int device_id, void* graph, void*) {
   if (g->size() == 0) return;
   std::lock_guard lock(ws.submit_mu());
   g->Encode(ws);
-  ws.FlushLocked();  // the replay is one submission
+  // The replay is one submission, made now unless the work before it still
+  // runs (webgpu_device.h): then the next wait submits it.
+  if (ws.IdleLocked()) ws.FlushLocked();
   graph_replays_.fetch_add(1, std::memory_order_relaxed);
   if (std::string e = ws.TakeUncapturedError(); !e.empty()) {
     Fail("RuntimeError", "webgpu: a graph of ", g->size(), " launches failed: ", e);

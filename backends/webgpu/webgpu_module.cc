@@ -99,8 +99,9 @@ void WebGpuModule::LaunchPacked(const FunctionInfo& info, size_t, const PackedAr
 
   std::lock_guard lock(ws.submit_mu());
   LaunchCache& cache = caches_.at(info.name);
-  const std::vector<WGPUBindGroup>& groups = CachedBindGroups(ws, kernel, bound, cache);
-  const uint32_t uniform_offset = UniformSlot(ws, kernel, bound, cache);
+  const auto [uniform_buffer, uniform_offset] = UniformSlot(ws, kernel, bound, cache);
+  const std::vector<WGPUBindGroup>& groups =
+      CachedBindGroups(ws, kernel, bound, uniform_buffer, cache);
   RecordDispatch(ws, kernel, pipeline, groups, uniform_offset, bound.grid);
   Queue::Get().CountLaunch();
   if (std::string e = ws.TakeUncapturedError(); !e.empty()) {

@@ -15,9 +15,12 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "modrt/plugin/plugin.h"
@@ -53,14 +56,28 @@ struct Kernel {
   uint32_t uniform_stride = 0;
 };
 
+// A uniform ring beyond a kernel's own (webgpu_commands.cc), released with
+// its LaunchCache.
+struct ReleaseBuffer {
+  void operator()(WGPUBuffer buffer) const;
+};
+using UniformRing = std::unique_ptr<std::remove_pointer_t<WGPUBuffer>, ReleaseBuffer>;
+
 // What launches of one kernel remember between them; guarded by the
 // workspace's submit_mu().
 struct LaunchCache {
-  // The last bind groups (one per group number), for these buffers (by id).
+  // The last bind groups (one per group number), for these buffers (by id)
+  // and this uniform ring.
   std::vector<uint64_t> buffer_ids;
+  WGPUBuffer groups_uniform = nullptr;
   std::vector<WGPUBindGroup> groups;
-  // The uniform ring's use in the batch being recorded.
+  // A batch that outgrows the kernel's ring while the work before it runs
+  // (webgpu_device.h) goes on with another: ring 0 is the kernel's
+  // uniform_buffer, ring i extra_rings[i - 1], kept for later batches.
+  std::vector<UniformRing> extra_rings;
+  // The rings' use in the batch being recorded.
   uint64_t batch = UINT64_MAX;
+  size_t ring = 0;
   uint32_t next_slot = 0;
   bool has_last = false;
   uint32_t last_offset = 0;
@@ -93,16 +110,18 @@ LaunchArgs BindArguments(const Kernel& kernel, const plugin::PackedArgs& k);
 // the same as the last launch's, else new ones (ValueError if wgpu refuses
 // them). `uniform_buffer` backs the kernel's uniforms. Callers hold submit_mu().
 const std::vector<WGPUBindGroup>& CachedBindGroups(Workspace& ws, const Kernel& kernel,
-                                                   const LaunchArgs& args, LaunchCache& cache);
+                                                   const LaunchArgs& args,
+                                                   WGPUBuffer uniform_buffer, LaunchCache& cache);
 std::vector<WGPUBindGroup> CreateBindGroups(Workspace& ws, const Kernel& kernel,
                                             const LaunchArgs& args, WGPUBuffer uniform_buffer);
 void ReleaseBindGroups(const WgpuApi& api, std::vector<WGPUBindGroup>& groups);
 
-// webgpu_commands.cc: the dynamic offset of the launch's uniform slot in the
-// kernel's ring (written to the queue unless it equals the last slot of this
-// batch; a full ring submits the batch first). Callers hold submit_mu().
-uint32_t UniformSlot(Workspace& ws, const Kernel& kernel, const LaunchArgs& args,
-                     LaunchCache& cache);
+// webgpu_commands.cc: the launch's uniform slot, a ring's buffer and the
+// dynamic offset in it (written to the queue unless it equals the last slot
+// of this batch; a full ring submits the batch first if the queue is idle,
+// else the batch goes on with the next ring). Callers hold submit_mu().
+std::pair<WGPUBuffer, uint32_t> UniformSlot(Workspace& ws, const Kernel& kernel,
+                                            const LaunchArgs& args, LaunchCache& cache);
 // One dispatch into an open compute pass: pipeline, bind groups (each uniform
 // at `uniform_offset`), workgroups.
 void EncodeDispatch(const WgpuApi& api, WGPUComputePassEncoder pass, WGPUComputePipeline pipeline,

@@ -22,7 +22,8 @@
 // - Graphs (webgpu_graphs.cc): between graph_begin and graph_end a launch on
 //   the capturing stream is recorded (its pipeline, bind groups, uniform slot
 //   and workgroups) instead of run; graph_launch encodes every recorded
-//   dispatch into one compute pass of one command buffer and submits it once.
+//   dispatch into one compute pass of the batch and submits it once (behind
+//   running work, the next wait does: webgpu_device.h).
 //   A replay that rebinds buffers is captured anew and graph_update swaps
 //   that recording in, so it too is one command buffer.
 #ifndef MODRT_BACKENDS_WEBGPU_WEBGPU_QUEUE_H_
@@ -68,9 +69,6 @@ void MapForReading(Workspace& ws, WGPUBuffer buffer, uint64_t size,
                    const std::shared_ptr<MapResult>& mapped);
 void CopyOutOfMapped(Workspace& ws, WGPUBuffer buffer, MapResult& mapped, uint64_t skip, void* dst,
                      size_t nbytes, const std::string& what);
-
-// A modrt stream of webgpu(0): a name for the device's one queue.
-struct Stream {};
 
 // A point in the queue's submissions (webgpu_events.cc).
 class Event;
@@ -118,6 +116,24 @@ class Graph {
   uint64_t uniform_used_ = 0;  // bytes used of the last uniform buffer
 };
 
+// A modrt stream of webgpu(0): a name for the device's one queue, and the
+// graph it is capturing, if any. The core says in a launch's arguments
+// whether its stream captures (ABI 1.2), so a launch looks here only then;
+// from an older core every launch looks, hence the lock.
+class Stream {
+ public:
+  // The graph a launch on this stream is recorded into, or null.
+  Graph* capture();
+  // RuntimeError when it is capturing already.
+  void BeginCapture();
+  // The graph captured (RuntimeError when it is not capturing).
+  std::unique_ptr<Graph> EndCapture();
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<Graph> capture_;
+};
+
 // The device layer of webgpu(0), one for the process.
 class Queue {
  public:
@@ -154,13 +170,14 @@ class Queue {
   // replays' re-recordings), graph replays submitted ("graph_replays").
   int64_t SubmissionCount(std::string_view name) const;
 
-  // The graph a launch on `stream` (the launch's, ModrtKernelArgs) is
-  // recorded into, or null when it is not capturing (cheap while nothing captures).
-  Graph* CaptureOf(void* stream);
+  // The graph a launch on `stream` (the launch's, ModrtKernelArgs; null: the
+  // default stream) is recorded into, or null when it is not capturing.
+  Graph* CaptureOf(void* stream) { return StreamOf(stream).capture(); }
 
   // Completes the device-to-host copies made before `up_to` (a readback
-  // number; UINT64_MAX: all): each waits for its copy, then lands in host
-  // memory. With `wait` false, returns false at the first not yet mapped.
+  // number; UINT64_MAX: all) whose batches were submitted: each waits for
+  // its copy, then lands in host memory. With `wait` false, returns false at
+  // the first not yet mapped; false too at the first not yet submitted.
   bool FinishReadbacks(uint64_t up_to, bool wait);
   // The number the next readback gets.
   uint64_t NextReadback();
@@ -169,19 +186,26 @@ class Queue {
   struct Readback {
     uint64_t number;
     WGPUBuffer staging;
+    uint64_t size;  // of the staging buffer
     uint64_t skip;  // bytes before the copy's first in the staging buffer
     void* host;
     size_t nbytes;
     std::shared_ptr<MapResult> mapped;
+    uint64_t batch;  // the batch its copy is in
+    // Whether its mapping was asked for: at once when its batch was submitted
+    // with it, else by the wait that finishes it (webgpu_device.h).
+    bool map_asked;
   };
 
   std::mutex readback_mu_;
   std::deque<Readback> readbacks_;
   uint64_t readbacks_made_ = 0;
 
-  std::mutex capture_mu_;
-  std::atomic<int> captures_open_{0};
-  std::map<void*, std::unique_ptr<Graph>> captures_;  // by stream (null: the default)
+  // The stream a handle names (null: the default stream).
+  Stream& StreamOf(void* stream) {
+    return stream == nullptr ? default_stream_ : *static_cast<Stream*>(stream);
+  }
+  Stream default_stream_;
   // Taken by the capture on `stream` (RuntimeError when it has none).
   std::unique_ptr<Graph> TakeCapture(void* stream);
 

@@ -14,9 +14,9 @@
 // - blockIdx.{x,y,z} is the number of workgroups dispatched.
 //
 // Launches are recorded into one command encoder and submitted in batches (by
-// sync, a host copy, or kMaxBatch launches); each launch's scalars have a slot
-// of their own in the kernel's uniform ring, every uniform of the shader a
-// block of that slot.
+// sync, a host copy, or kMaxBatch launches once the work before is done); each
+// launch's scalars have a slot of their own in the kernel's uniform rings,
+// every uniform of the shader a block of that slot.
 //
 // The parts: webgpu_device.{h,cc} (wgpu-native's adapter, device and queue,
 // buffers, the DeviceAPI), webgpu_submit.cc (the launch batch and its

@@ -1,6 +1,7 @@
 // The WebGPU runtime's submission (webgpu_device.h): launches are recorded
 // into one command encoder, the batch, and submitted together to the
-// device's one queue: by the next sync, host copy, or a full batch.
+// device's one queue: by the next sync or host copy, or a full batch once the
+// work submitted before it is done.
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -23,7 +24,9 @@ WGPUCommandEncoder Workspace::PendingLocked() {
 }
 
 void Workspace::RecordedLocked() {
-  if (++pending_count_ >= kMaxBatch) FlushLocked();
+  // Past kMaxBatch, one poll per launch until the work before is done: only
+  // while the device is behind.
+  if (++pending_count_ >= kMaxBatch && IdleLocked()) FlushLocked();
 }
 
 // An encoder wgpu found invalid is not submitted: wgpu-native's queue
@@ -47,11 +50,6 @@ void Workspace::FlushLocked() {
     api_.wgpuQueueSubmit(queue_, 1, &cmd);
     api_.wgpuCommandBufferRelease(cmd);
   }
-}
-
-void Workspace::Flush() {
-  std::lock_guard lock(submit_mu_);
-  FlushLocked();
 }
 
 std::shared_ptr<CallbackResult<bool>> Workspace::WatchSubmittedLocked() {
@@ -78,19 +76,24 @@ void Workspace::AwaitSubmitted() {
   PollUntil([&] { return done->Done(); });
 }
 
-bool Workspace::SubmittedDone() {
-  std::shared_ptr<CallbackResult<bool>> done;
-  {
-    std::lock_guard lock(submit_mu_);
-    done = WatchSubmittedLocked();
-  }
+bool Workspace::IdleLocked() {
+  const std::shared_ptr<CallbackResult<bool>> done = WatchSubmittedLocked();
   if (!done->Done()) api_.wgpuDevicePoll(device_, 0, nullptr);
   return done->Done();
 }
 
+void Workspace::SubmitWhenIdle() {
+  for (;;) {
+    AwaitSubmitted();
+    // A launch may have submitted meanwhile (it found the queue idle): then
+    // wait for that too, never submitting behind running work.
+    std::lock_guard lock(submit_mu_);
+    if (IdleLocked()) return FlushLocked();
+  }
+}
+
 void Workspace::Drain() {
-  AwaitSubmitted();  // the work before the batch: its submission then cannot wait in the driver
-  Flush();
+  SubmitWhenIdle();
   AwaitSubmitted();
 }
 

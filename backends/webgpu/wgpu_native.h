@@ -41,6 +41,7 @@ namespace webgpu {
   X(wgpuBufferRelease)                        \
   X(wgpuBufferMapAsync)                       \
   X(wgpuBufferGetConstMappedRange)            \
+  X(wgpuBufferGetMappedRange)                 \
   X(wgpuBufferUnmap)                          \
   X(wgpuDeviceCreateShaderModule)             \
   X(wgpuShaderModuleRelease)                  \
