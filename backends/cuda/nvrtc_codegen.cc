@@ -17,10 +17,15 @@
 #include <vector>
 
 #include "backends/cuda/nvrtc.h"
-#include "modrt/core/function.h"
+#include "modrt/codegen/codegen.h"
 
 namespace modrt {
 namespace {
+
+using plugin::Args;
+using plugin::Fail;
+using plugin::RegisterGlobal;
+using plugin::Ret;
 
 namespace nv = ::modrt::cuda_nvrtc;
 
@@ -98,7 +103,7 @@ void Register() {
   });
 }
 
-MODRT_STATIC_INIT(Register);
+MODRT_CODEGEN_INIT(Register);
 
 }  // namespace
 }  // namespace modrt

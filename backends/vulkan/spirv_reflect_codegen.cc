@@ -7,10 +7,15 @@
 #include <string>
 
 #include "backends/vulkan/spirv_scan.h"
-#include "modrt/core/function.h"
+#include "modrt/codegen/codegen.h"
 
 namespace modrt {
 namespace {
+
+using plugin::Args;
+using plugin::Fail;
+using plugin::RegisterGlobal;
+using plugin::Ret;
 
 void JsonString(std::ostringstream& out, const std::string& s) {
   out << '"';
@@ -89,7 +94,7 @@ void Register() {
   });
 }
 
-MODRT_STATIC_INIT(Register);
+MODRT_CODEGEN_INIT(Register);
 
 }  // namespace
 }  // namespace modrt

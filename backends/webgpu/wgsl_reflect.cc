@@ -11,10 +11,15 @@
 #include <string>
 
 #include "backends/webgpu/wgsl_scan.h"
-#include "modrt/core/function.h"
+#include "modrt/codegen/codegen.h"
 
 namespace modrt {
 namespace {
+
+using plugin::Args;
+using plugin::Fail;
+using plugin::RegisterGlobal;
+using plugin::Ret;
 
 using webgpu::Interface;
 using webgpu::WgslInfo;
@@ -25,7 +30,7 @@ Interface ReadChecked(const WgslInfo& info) {
   return iface;
 }
 
-MODRT_STATIC_INIT([] {
+MODRT_CODEGEN_INIT([] {
   RegisterGlobal("webgpu.reflect", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "webgpu.reflect");
     const WgslInfo info = webgpu::ScanWgsl(std::string(a.Str(0)));

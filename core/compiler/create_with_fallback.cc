@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "modrt/codegen/codegen.h"
 #include "modrt/core/backend.h"
 
 namespace modrt {

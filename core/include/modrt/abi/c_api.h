@@ -15,7 +15,7 @@
 
 /* Bumped on any change to this header or to the C++ classes the Python
  * extension and libmodrt_compiler.so share with the core. */
-#define MODRT_ABI_VERSION 6
+#define MODRT_ABI_VERSION 7
 
 #define MODRT_API __attribute__((visibility("default")))
 

@@ -89,13 +89,6 @@ class MODRT_API FallbackModule final : public PayloadModule {
   const BackendInfo& backend_;
 };
 
-// Registers `codegen.<kind>.create_module(payload)`: the real module through
-// `module.create.<kind>` when registered and MODRT_COMPILE_FORCE_FALLBACK is
-// not 1, a FallbackModule otherwise.
-// Registers the backend `identity` first. Called from each backend's
-// generated :fallback.
-MODRT_API void RegisterCodegenWithFallback(const ModrtBackendIdentity& identity);
-
 // Registers `module.create.<kind>` and `module.load_from_bytes.<kind>`, both
 // checking the payload against `backend` first, then calling `factory`.
 using ModuleFactory = std::function<Ref<ModuleObj>(Ref<PayloadObj> payload)>;
