@@ -93,6 +93,20 @@ def test_the_compiler_dso_gathers_every_backend_fallback() -> None:
         assert f"//backends/{backend}:fallback" in labels
 
 
+def test_a_backend_sees_the_headers_of_its_audiences_and_not_the_cores_own() -> None:
+    """docs/C_ABI.md, "Headers by audience": a backend builds against the C
+    ABI, the plugin kit, the codegen kit or the embedder's C API; the core's
+    own headers (//core:internal, :runtime_internal) and objects are not
+    visible to it, so a backend that names one does not build."""
+    assert set(closure("core_visible_to_backends")) == {
+        "//core:abi",
+        "//core:compiler_objects",
+        "//core:libmodrt_runtime.so",
+        "//core:plugin_api",
+        "//core:runtime_api",
+    }
+
+
 def test_an_arrow_up_is_caught() -> None:
     """The check itself: the edge this layering removed (the core linking
     every backend's fallback) and a test hook in core are both reported;
