@@ -12,7 +12,7 @@ from tinygrad.device import TinyELF
 
 import modrt
 
-from .compiler import WGSL_BACKENDS, buffer_dtypes, compile_kernel, kernel_signature
+from .compiler import WGSL_BACKENDS, buffer_dtypes, compile_kernel, kernel_signature, threaded, threaded_name
 from .memory import ModrtBuffer
 
 
@@ -37,7 +37,11 @@ class ModrtProgram:
             self.buffer_dtypes = buffer_dtypes(self.module.signature(obj.name))
         else:
             _, self.buffer_dtypes = kernel_signature(dev.backend, obj)
-        self.function = self.module[obj.name]
+        # A cpu kernel split over threads runs as its threaded entry, which
+        # takes the thread count (global_size[0]) where tinygrad's vals leave
+        # core_id None.
+        self.threaded = dev.backend == "cpu" and threaded(obj)
+        self.function = self.module[threaded_name(obj) if self.threaded else obj.name]
         self.grid, self.blocks = dev.backend != "cpu", dev.backend not in WGSL_BACKENDS
 
     def __call__(
@@ -45,10 +49,12 @@ class ModrtProgram:
         *bufs: ModrtBuffer,
         global_size: tuple[int, int, int] = (1, 1, 1),
         local_size: tuple[int, int, int] | None = (1, 1, 1),
-        vals: tuple[int, ...] = (),
+        vals: tuple[int | None, ...] = (),
         wait: bool = False,
         **kw: Any,
     ) -> float | None:
+        if self.threaded:
+            vals = tuple(global_size[0] if v is None else v for v in vals)
         args = [*self.leading, *(b.typed(d) for b, d in zip(bufs, self.buffer_dtypes)), *vals]
         if self.grid:
             args += global_size

@@ -243,6 +243,30 @@ def test_jit_replays_through_one_modrt_graph() -> None:
         assert graph.native, graph.why_not_native
 
 
+def test_cpu_kernels_split_over_threads_as_on_tinygrads_cpu() -> None:
+    """tinygrad splits a large enough CPU kernel over NUM_CPU_THREADS threads
+    (its core_id); on MODRT:cpu each part runs on a thread of its own, eager
+    and replayed in a graph, with the same results. Four threads whatever the
+    machine's core count, so the split is there to check everywhere."""
+    if DEVICE != "MODRT:cpu":
+        pytest.skip(f"{DEVICE} is not MODRT:cpu")
+    a, b = rand(512, 1024), rand(1024, 64)
+    with Context(NUM_CPU_THREADS=4):
+
+        @TinyJit
+        def step(x: Tensor, w: Tensor) -> tuple[Tensor, Tensor]:
+            return (x * 2 + 1).realize(), (x @ w).realize()
+
+        for _ in range(3):
+            scaled, product = step(on(a), on(b))
+            close(scaled, a * 2 + 1)
+            close(product, a @ b, 1e-3)
+    (runner,) = graph_runners(step)
+    threads = [program.name for program in runner.runtimes if program.threaded]
+    assert threads, [program.name for program in runner.runtimes]
+    assert runner.replays == 2
+
+
 def test_jit_graph_records_again_for_new_variable_values() -> None:
     """modrt.Graph rebinds buffers, not scalars: a symbolic batch is recorded
     once per distinct variable value and replayed for a value seen before."""

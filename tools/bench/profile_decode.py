@@ -1,6 +1,8 @@
-"""Where a decode step of the GPT-2-small-shaped decoder spends its time, per tinygrad device.
+"""Where a decode step of the GPT-2-small-shaped decoder (or, with `--model cnn-train`, a training
+step of the ResNet-18-shaped CNN) spends its time, per tinygrad device.
 
     tools/bazel run --config=all-runtimes -c opt //tools/bench:profile_decode -- MODRT:opencl CL
+    tools/bazel run --config=all-runtimes -c opt //tools/bench:profile_decode -- --model cnn-train MODRT:cpu CPU
 
 The devices are set up in one process (same weights and inputs; the model of
 tools/bench/cases_models.py: a prefill and warm-up steps each), then take
@@ -9,7 +11,7 @@ turns step by step, so load from elsewhere falls on all of them alike:
 - wall: a plain decode step, token fed back (the bench row's loop), in two
   halves: issue (the jitted call returns: tinygrad's JIT and the runtime
   launching the step's kernels, which run asynchronously) and wait (reading
-  the token back waits for the kernels);
+  the token back, or the training step's loss, waits for the kernels);
 - kernels: the device time of the step's kernels, measured by tinygrad itself
   as under DEBUG=2 (every launch waited for, GlobalCounters.time_sum_s: OpenCL
   event timestamps on CL, modrt events around each graph replay on MODRT);
@@ -36,7 +38,7 @@ import pstats
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import cases_models
@@ -105,42 +107,95 @@ class DecodeSide:
         if profile:
             self.profiler.disable()
         self.pos += 1
-        prefix = "profiled " if profile else ""
-        self.figures.setdefault(prefix + "wall ms", []).append((done - start) * 1e3)
-        self.figures.setdefault(prefix + "issue ms", []).append((issued - start) * 1e3)
-        self.figures.setdefault(prefix + "wait ms", []).append((done - issued) * 1e3)
+        _halves(self.figures, profile, start, issued, done)
 
     def kernel_step(self) -> None:
         """A step with every launch waited for: tinygrad sums the kernels' device time."""
-        from tinygrad.helpers import DEBUG, Context, GlobalCounters
-
-        with contextlib.redirect_stdout(io.StringIO()), Context(DEBUG=max(DEBUG.value, 2)):
-            GlobalCounters.reset()
+        with _kernel_timing(self.figures):
             self.token = int(self.model.decode(self.token, self.pos, self.device)[1].item())
             self.pos += 1
-        self.figures.setdefault("kernels ms", []).append(GlobalCounters.time_sum_s * 1e3)
 
     def results(self, steps: int) -> dict[str, float]:
-        figures = {name: statistics.median(values) for name, values in self.figures.items()}
-        stats = pstats.Stats(self.profiler).stats  # type: ignore[attr-defined]
-        for column, function in _entry_points(self.device).items():
-            calls, _, _, cumulative, _ = stats.get(_key(function), (0, 0, 0.0, 0.0, {}))
-            if column == "kernel_calls":
-                figures["kernel launches per step"] = calls / steps
-            else:
-                figures[f"{column} ms (profiled)"] = cumulative / steps * 1e3
-        return figures
+        return _results(self.device, self.figures, self.profiler, steps)
+
+
+class TrainSide:
+    """The CNN's jitted training step on one device (cases_models.cnn_train_step's
+    model, batch and trainer), after its capture; `step()` is one step, timed in
+    its two halves (issue, and the wait for the loss)."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        resnet, model, self.images, self.labels = cases_models._cnn(device)
+        self.trainer = resnet.Trainer(model)
+        self.figures: dict[str, list[float]] = {}
+        self.profiler = cProfile.Profile()
+        for _ in range(3):  # TinyJit captures on its second call
+            self.step()
+        self.figures.clear()
+
+    def step(self, profile: bool = False) -> None:
+        if profile:
+            self.profiler.enable()
+        start = time.perf_counter()
+        loss = self.trainer.step(self.images, self.labels)
+        issued = time.perf_counter()
+        loss.item()
+        done = time.perf_counter()
+        if profile:
+            self.profiler.disable()
+        _halves(self.figures, profile, start, issued, done)
+
+    def kernel_step(self) -> None:
+        """A step with every launch waited for: tinygrad sums the kernels' device time."""
+        with _kernel_timing(self.figures):
+            self.trainer.step(self.images, self.labels).item()
+
+    def results(self, steps: int) -> dict[str, float]:
+        return _results(self.device, self.figures, self.profiler, steps)
+
+
+def _halves(figures: dict[str, list[float]], profile: bool, start: float, issued: float, done: float) -> None:
+    prefix = "profiled " if profile else ""
+    figures.setdefault(prefix + "wall ms", []).append((done - start) * 1e3)
+    figures.setdefault(prefix + "issue ms", []).append((issued - start) * 1e3)
+    figures.setdefault(prefix + "wait ms", []).append((done - issued) * 1e3)
+
+
+@contextlib.contextmanager
+def _kernel_timing(figures: dict[str, list[float]]) -> Iterator[None]:
+    """tinygrad's DEBUG=2 timing (every launch waited for) around a step; adds its kernels' time to `figures`."""
+    from tinygrad.helpers import DEBUG, Context, GlobalCounters
+
+    with contextlib.redirect_stdout(io.StringIO()), Context(DEBUG=max(DEBUG.value, 2)):
+        GlobalCounters.reset()
+        yield
+    figures.setdefault("kernels ms", []).append(GlobalCounters.time_sum_s * 1e3)
+
+
+def _results(device: str, figures: dict[str, list[float]], profiler: cProfile.Profile, steps: int) -> dict[str, float]:
+    medians = {name: statistics.median(values) for name, values in figures.items()}
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    for column, function in _entry_points(device).items():
+        calls, _, _, cumulative, _ = stats.get(_key(function), (0, 0, 0.0, 0.0, {}))
+        if column == "kernel_calls":
+            medians["kernel launches per step"] = calls / steps
+        else:
+            medians[f"{column} ms (profiled)"] = cumulative / steps * 1e3
+    return medians
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("devices", nargs="+", help="tinygrad devices, e.g. MODRT:opencl CL")
-    parser.add_argument("--steps", type=int, default=8, help="decode steps per figure (default 8)")
+    parser.add_argument("--steps", type=int, default=8, help="steps per figure (default 8)")
+    parser.add_argument("--model", choices=("decode", "cnn-train"), default="decode", help="the step profiled")
     args = parser.parse_args()
-    sides = []
+    side = DecodeSide if args.model == "decode" else TrainSide
+    sides: list[DecodeSide | TrainSide] = []
     for device in args.devices:
-        print(f"profile_decode: {device} ...", file=sys.stderr, flush=True)
-        sides.append(DecodeSide(device))
+        print(f"profile_decode: {args.model} on {device} ...", file=sys.stderr, flush=True)
+        sides.append(side(device))
     # The devices take turns step by step, so load from elsewhere falls on all alike.
     for _ in range(args.steps):
         for side in sides:
