@@ -80,79 +80,78 @@ def _entry_points(device: str) -> dict[str, Callable[..., Any]]:
     return points
 
 
-class DecodeSide:
-    """The decoder on one device, after its prefill and warm-up steps; `step()`
-    is one decode step (token fed back), timed in its two halves."""
+class Side:
+    """One model's step on one device, after its warm-up steps; `step()` is one
+    step timed in its two halves: `issue()` (the jitted call returns) and
+    `finish()` (reading its result back waits for the kernels)."""
 
     def __init__(self, device: str) -> None:
         self.device = device
+        self.figures: dict[str, list[float]] = {}
+        self.profiler = cProfile.Profile()
+        for _ in range(3):  # TinyJit captures on its second call
+            self.step()
+        self.figures.clear()
+
+    def issue(self) -> Any:
+        raise NotImplementedError
+
+    def finish(self, issued: Any) -> None:
+        raise NotImplementedError
+
+    def step(self, profile: bool = False) -> None:
+        if profile:
+            self.profiler.enable()
+        start = time.perf_counter()
+        result = self.issue()
+        issued = time.perf_counter()
+        self.finish(result)
+        done = time.perf_counter()
+        if profile:
+            self.profiler.disable()
+        _halves(self.figures, profile, start, issued, done)
+
+    def kernel_step(self) -> None:
+        """A step with every launch waited for: tinygrad sums the kernels' device time."""
+        with _kernel_timing(self.figures):
+            self.finish(self.issue())
+
+    def results(self, steps: int) -> dict[str, float]:
+        return _results(self.device, self.figures, self.profiler, steps)
+
+
+class DecodeSide(Side):
+    """The decoder on one device, after its prefill: a step is one decode step (token fed back)."""
+
+    def __init__(self, device: str) -> None:
         self.model = cases_models._decoder(device)  # puts the root's tinygrad on the path
         prompt = cases_models._prompt(cases_models.PROMPT_TOKENS)
         self.token = int(self.model.prefill(prompt, device)[1].item())
         self.pos = len(prompt)
-        self.figures: dict[str, list[float]] = {}
-        self.profiler = cProfile.Profile()
-        for _ in range(3):  # TinyJit captures on its second call
-            self.step()
-        self.figures.clear()
+        super().__init__(device)
 
-    def step(self, profile: bool = False) -> None:
-        if profile:
-            self.profiler.enable()
-        start = time.perf_counter()
-        _, token = self.model.decode(self.token, self.pos, self.device)
-        issued = time.perf_counter()
-        self.token = int(token.item())
-        done = time.perf_counter()
-        if profile:
-            self.profiler.disable()
+    def issue(self) -> Any:
+        return self.model.decode(self.token, self.pos, self.device)[1]
+
+    def finish(self, issued: Any) -> None:
+        self.token = int(issued.item())
         self.pos += 1
-        _halves(self.figures, profile, start, issued, done)
-
-    def kernel_step(self) -> None:
-        """A step with every launch waited for: tinygrad sums the kernels' device time."""
-        with _kernel_timing(self.figures):
-            self.token = int(self.model.decode(self.token, self.pos, self.device)[1].item())
-            self.pos += 1
-
-    def results(self, steps: int) -> dict[str, float]:
-        return _results(self.device, self.figures, self.profiler, steps)
 
 
-class TrainSide:
+class TrainSide(Side):
     """The CNN's jitted training step on one device (cases_models.cnn_train_step's
-    model, batch and trainer), after its capture; `step()` is one step, timed in
-    its two halves (issue, and the wait for the loss)."""
+    model, batch and trainer): a step ends when its loss is read back."""
 
     def __init__(self, device: str) -> None:
-        self.device = device
         resnet, model, self.images, self.labels = cases_models._cnn(device)
         self.trainer = resnet.Trainer(model)
-        self.figures: dict[str, list[float]] = {}
-        self.profiler = cProfile.Profile()
-        for _ in range(3):  # TinyJit captures on its second call
-            self.step()
-        self.figures.clear()
+        super().__init__(device)
 
-    def step(self, profile: bool = False) -> None:
-        if profile:
-            self.profiler.enable()
-        start = time.perf_counter()
-        loss = self.trainer.step(self.images, self.labels)
-        issued = time.perf_counter()
-        loss.item()
-        done = time.perf_counter()
-        if profile:
-            self.profiler.disable()
-        _halves(self.figures, profile, start, issued, done)
+    def issue(self) -> Any:
+        return self.trainer.step(self.images, self.labels)
 
-    def kernel_step(self) -> None:
-        """A step with every launch waited for: tinygrad sums the kernels' device time."""
-        with _kernel_timing(self.figures):
-            self.trainer.step(self.images, self.labels).item()
-
-    def results(self, steps: int) -> dict[str, float]:
-        return _results(self.device, self.figures, self.profiler, steps)
+    def finish(self, issued: Any) -> None:
+        issued.item()
 
 
 def _halves(figures: dict[str, list[float]], profile: bool, start: float, issued: float, done: float) -> None:
@@ -192,7 +191,7 @@ def main() -> int:
     parser.add_argument("--model", choices=("decode", "cnn-train"), default="decode", help="the step profiled")
     args = parser.parse_args()
     side = DecodeSide if args.model == "decode" else TrainSide
-    sides: list[DecodeSide | TrainSide] = []
+    sides: list[Side] = []
     for device in args.devices:
         print(f"profile_decode: {args.model} on {device} ...", file=sys.stderr, flush=True)
         sides.append(side(device))
