@@ -100,6 +100,13 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
+def assert_stands_in_order(graph: dict[str, set[str]], order: list[str]) -> None:
+    """Each module of `order` imports none of those after it: no arrow back up."""
+    for i, name in enumerate(order):
+        above = graph[name] & set(order[i + 1 :])
+        assert not above, f"{name} imports {sorted(above)}, which stand on it"
+
+
 def test_the_graph_sees_lazy_imports():
     graph = import_graph()
     # modrt.modules imports modrt.artifact inside Module.export and load_module.
@@ -113,9 +120,7 @@ def test_the_graph_sees_lazy_imports():
 def test_the_device_layer_stands_device_streams_tensors_graphs():
     # Each concept imports only those below it: no arrow back up.
     graph = import_graph()
-    layers = ["modrt.devices", "modrt.streams", "modrt.tensors", "modrt.graphs"]
-    for i, name in enumerate(layers):
-        assert not graph[name] & set(layers[i + 1 :]), f"{name} imports {sorted(graph[name] & set(layers[i + 1 :]))}"
+    assert_stands_in_order(graph, ["modrt.devices", "modrt.streams", "modrt.tensors", "modrt.graphs"])
     assert "modrt.devices" in graph["modrt.streams"]
     assert {"modrt.devices", "modrt.streams"} <= graph["modrt.tensors"]
     assert {"modrt.streams", "modrt.tensors"} <= graph["modrt.graphs"]
@@ -135,9 +140,7 @@ def test_modrt_distributed_stands_errors_cluster_group_handles_session():
         "modrt.distributed._handles",
         "modrt.distributed._session",
     ]
-    for i, name in enumerate(order):
-        above = graph[name] & set(order[i + 1 :])
-        assert not above, f"{name} imports {sorted(above)}, which stand on it"
+    assert_stands_in_order(graph, order)
     assert {"modrt.distributed._group", "modrt.distributed._handles"} <= graph["modrt.distributed._session"]
 
 
@@ -172,9 +175,7 @@ def test_modrt_tinygrad_stands_by_tinygrads_roles():
         "modrt_tinygrad.graph",
         "modrt_tinygrad.device",
     ]
-    for i, name in enumerate(order):
-        above = graph[name] & set(order[i + 1 :])
-        assert not above, f"{name} imports {sorted(above)}, which stand on it"
+    assert_stands_in_order(graph, order)
 
 
 def test_a_circle_is_found():
