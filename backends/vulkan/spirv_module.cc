@@ -79,6 +79,10 @@ void SpirvModule::Read(const SpirvInst& in, size_t at) {
         member_offsets_[{o[0], o[1]}] = o[3];
       } else if (o.size() >= 3 && o[2] == spv::DecorationNonWritable) {
         member_readonly_[o[0]].insert(o[1]);
+      } else if (o.size() >= 4 && o[2] == spv::DecorationMatrixStride) {
+        member_matrix_strides_[{o[0], o[1]}] = o[3];
+      } else if (o.size() >= 3 && o[2] == spv::DecorationRowMajor) {
+        member_row_major_.insert({o[0], o[1]});
       }
       break;
     case spv::OpTypeInt:
@@ -139,6 +143,7 @@ void SpirvModule::Decorate(uint32_t id, uint32_t decoration, uint32_t value) {
     case spv::DecorationBuiltIn: builtins_[id] = value; break;
     case spv::DecorationBufferBlock: buffer_blocks_.insert(id); break;
     case spv::DecorationNonWritable: readonly_.insert(id); break;
+    case spv::DecorationArrayStride: array_strides_[id] = value; break;
     default: break;
   }
 }

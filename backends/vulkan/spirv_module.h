@@ -61,6 +61,7 @@ class SpirvModule {
   int GridAxes() const;                                        // spirv_scan.cc
   void Resources(ShaderInfo* info) const;                      // spirv_resources.cc
   void PushBlock(uint32_t block, ShaderInfo* info) const;      // spirv_resources.cc
+  uint32_t Extent(uint32_t type) const;                        // spirv_resources.cc
 
   struct Variable {
     uint32_t id;
@@ -82,6 +83,9 @@ class SpirvModule {
   std::map<std::pair<uint32_t, uint32_t>, std::string> member_names_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> member_offsets_;
   std::map<uint32_t, std::set<uint32_t>> member_readonly_;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> member_matrix_strides_;
+  std::set<std::pair<uint32_t, uint32_t>> member_row_major_;
+  std::map<uint32_t, uint32_t> array_strides_;
   std::map<uint32_t, uint32_t> sets_, bindings_, spec_ids_, builtins_;
   std::set<uint32_t> buffer_blocks_, readonly_;
   std::map<uint32_t, SpirvInst> types_;

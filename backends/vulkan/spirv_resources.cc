@@ -36,6 +36,7 @@ void SpirvModule::Resources(ShaderInfo* info) const {
     } else {
       b.what = Describe(pointee);
     }
+    if (b.kind == SpirvBinding::Kind::kUniformBuffer) b.size = Extent(pointee);
     if (b.kind != SpirvBinding::Kind::kOther) {
       b.dtype = ElementType(pointee);
       b.readonly = b.kind == SpirvBinding::Kind::kUniformBuffer;  // shaders never write those
@@ -93,6 +94,40 @@ void SpirvModule::PushBlock(uint32_t block, ShaderInfo* info) const {
       info->push.begin(), info->push.end(),
       [](const SpirvPushMember& a, const SpirvPushMember& b) { return a.offset < b.offset; });
   info->push_size = (end + 3) / 4 * 4;
+}
+
+uint32_t SpirvModule::Extent(uint32_t type) const {
+  const SpirvInst* t = Type(type);
+  if (t == nullptr || t->ops.empty()) return 0;
+  if (t->op == spv::OpTypeArray && t->ops.size() >= 2) {
+    auto stride = array_strides_.find(type);
+    auto length = constants_.find(t->ops[1]);
+    if (stride == array_strides_.end() || length == constants_.end()) return 0;
+    return stride->second * length->second;
+  }
+  if (t->op != spv::OpTypeStruct) return Size(type);
+  uint32_t end = 0;
+  for (uint32_t m = 0; m < t->ops.size(); ++m) {
+    auto offset = member_offsets_.find({type, m});
+    if (offset == member_offsets_.end()) return 0;
+    uint32_t bytes = 0;
+    const SpirvInst* member = Type(t->ops[m]);
+    if (member != nullptr && member->op == spv::OpTypeMatrix && member->ops.size() >= 2) {
+      // Columns (or rows, row-major) MatrixStride apart.
+      auto stride = member_matrix_strides_.find({type, m});
+      const SpirvInst* column = Type(member->ops[0]);
+      if (stride == member_matrix_strides_.end() || column == nullptr || column->ops.size() < 2) {
+        return 0;
+      }
+      const bool row_major = member_row_major_.count({type, m}) > 0;
+      bytes = stride->second * (row_major ? column->ops[1] : member->ops[1]);
+    } else {
+      bytes = Extent(t->ops[m]);
+    }
+    if (bytes == 0) return 0;
+    end = std::max(end, offset->second + bytes);
+  }
+  return end;
 }
 
 }  // namespace vulkan
