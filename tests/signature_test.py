@@ -28,6 +28,8 @@ INC = "void inc(int* x, const int* step, int n) { for (int i = 0; i < n; ++i) x[
             "k(float32* a, int32 packGridDimX = blockIdx.x; blockIdx.x, threadIdx.x)",
         ),
         ("k(uint8 count)", "k(uint8 count)"),
+        ("k(uniform  uint32x4 p, float32* d)", "k(uniform uint32x4 p, float32* d)"),
+        ("k(uniform float32)", "k(uniform float32)"),
     ],
 )
 def test_grammar_canonical_form(text: str, canonical: str) -> None:
@@ -56,6 +58,9 @@ def test_parse_signature_fields() -> None:
         ("k(float32 g = blockIdx.x; blockIdx.x)", "must be an integer scalar"),
         ("k(int32 = blockIdx.x; blockIdx.x)", "must be named"),
         ("k(int32 g = dyn_shared_mem; dyn_shared_mem)", "not a launch dimension"),
+        ("k(const uniform uint32x4 p)", "is a uniform block, which the kernel only reads: it takes no const"),
+        ("k(uniform uint32x4* p)", "is a uniform block: its dtype is the whole block's, written without '\\*'"),
+        ("k(uniform uint32 g = blockIdx.x; blockIdx.x)", "only integer scalars may be filled from the launch"),
     ],
 )
 def test_grammar_refusals(text: str, message: str) -> None:
@@ -75,6 +80,25 @@ def test_plain_signatures_keep_the_first_encoding() -> None:
     assert expected_args in data
     named = payload_bytes("k(const float32* a, int32 n)")
     assert named != data and len(named) > len(data)
+
+
+def test_uniform_blocks_are_saved_with_kind_bit_2() -> None:
+    """A uniform block's kind byte is 5 (a buffer, bit 2), 7 with a name;
+    the argument reads back as a block, not as a buffer."""
+    data = payload_bytes("k(uniform uint32x4, float32*)")
+    assert bytes([5, 1, 32]) + struct.pack("<H", 4) + bytes([1, 2, 32]) + struct.pack("<H", 1) in data
+    named = payload_bytes("k(uniform uint32x4 p)")
+    assert bytes([7, 1, 32]) + struct.pack("<H", 4) + struct.pack("<Q", 1) + b"p" in named
+    _, args, _ = parse_signature("k(uniform uint32x4 p, const float32* d)")
+    assert [(a.dtype, a.is_buffer, a.uniform, a.read_only, str(a)) for a in args] == [
+        ("uint32x4", True, True, False, "uniform uint32x4 p"),
+        ("float32", True, False, True, "const float32* d"),
+    ]
+
+
+def test_a_cpu_function_takes_no_uniform_block() -> None:
+    with pytest.raises(ValueError, match="^cpu function k: argument 0 is a uniform block, which only shaders declare$"):
+        modrt.compile("void k(const float* p) {}", "cpu", ["k(uniform float32x4 p)"])
 
 
 def test_extended_signatures_survive_save_and_load(tmp_path: Path) -> None:
@@ -112,9 +136,14 @@ def test_version_1_file_with_extended_signatures_is_refused(tmp_path: Path) -> N
     path.write_bytes(bytes(data))
     with pytest.raises(ValueError, match="a version 1 file whose signatures need version 2"):
         modrt.load_module(str(path))
+    # A higher version than the signatures need: not what any modrt writes.
     data[8:10] = struct.pack("<H", 3)
     path.write_bytes(bytes(data))
-    with pytest.raises(ValueError, match="format version 3 is not supported .*versions 1 to 2"):
+    with pytest.raises(ValueError, match=r"format version 3 for signatures of version 2 \(a file is written"):
+        modrt.load_module(str(path))
+    data[8:10] = struct.pack("<H", 4)
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="format version 4 is not supported .*versions 1 to 3"):
         modrt.load_module(str(path))
 
 

@@ -55,7 +55,7 @@ std::string ShaderInfoJson(const vulkan::ShaderInfo& info) {
     JsonString(out, b.name);
     out << ", \"dtype\": ";
     JsonString(out, b.dtype);
-    out << ", \"readonly\": " << (b.readonly ? "true" : "false") << "}";
+    out << ", \"readonly\": " << (b.readonly ? "true" : "false") << ", \"size\": " << b.size << "}";
   }
   out << "], \"push\": [";
   for (size_t i = 0; i < info.push.size(); ++i) {

@@ -41,6 +41,9 @@ struct SpirvBinding {
   std::string
       dtype;  // element type ("float32", "int8x4"); empty when not one scalar or vector type
   bool readonly = false;  // NonWritable: the shader never writes it
+  // A uniform block's bytes: where its last member ends (Offset, ArrayStride
+  // and MatrixStride decide). 0 for storage buffers and when not known.
+  uint32_t size = 0;
 };
 
 // One member of the push-constant block.

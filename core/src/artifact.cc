@@ -218,12 +218,14 @@ std::string ArtifactModule::Label(size_t index) const {
 }
 
 uint16_t ArtifactVersionFor(const std::vector<FunctionInfo>& functions) {
+  uint16_t version = kArtifactOldestVersion;
   for (const FunctionInfo& f : functions) {
     for (const ArgInfo& a : f.args) {
-      if (a.extended()) return 2;
+      if (a.uniform_block) return 3;
+      if (a.extended()) version = 2;
     }
   }
-  return kArtifactOldestVersion;
+  return version;
 }
 
 void CheckArtifactVersion(uint16_t version) {
@@ -302,9 +304,15 @@ Artifact ParseArtifact(const uint8_t* data, size_t size) {
   for (const ArtifactModule& mod : artifact.modules) {
     functions.insert(functions.end(), mod.functions.begin(), mod.functions.end());
   }
-  if (ArtifactVersionFor(functions) > artifact.version) {
-    m.Corrupt(StrCat("a version ", artifact.version, " file whose signatures need version ",
-                     ArtifactVersionFor(functions)));
+  // A file is written with the lowest version that holds it: another is damaged.
+  const uint16_t needed = ArtifactVersionFor(functions);
+  if (needed > artifact.version) {
+    m.Corrupt(
+        StrCat("a version ", artifact.version, " file whose signatures need version ", needed));
+  }
+  if (needed < artifact.version) {
+    m.Corrupt(StrCat("format version ", artifact.version, " for signatures of version ", needed,
+                     " (a file is written with the lowest version that holds it)"));
   }
 
   for (uint64_t i = 0; i < count; ++i) {

@@ -36,14 +36,14 @@ const char* ObjectTypeName(int32_t type_index) {
   }
 }
 
-std::string ValueTypeName(const ModrtValue& v) {
+}  // namespace
+
+const char* ValueTypeName(const ModrtValue& v) {
   if (v.type_code == kModrtObject && v.v_obj != nullptr) {
     return ObjectTypeName(static_cast<Object*>(v.v_obj)->type_index());
   }
   return TypeCodeName(v.type_code);
 }
-
-}  // namespace
 
 void Args::ExpectCount(int32_t n, const char* func, bool at_least) const {
   if (at_least ? size_ < n : size_ != n) {

@@ -111,6 +111,10 @@ class RegisteringOptionsScope {
 // whose fmap and smap disagree, naming the function or shader.
 void CheckShaderMap(const PayloadObj& payload, const std::string& display_name);
 
+// "k: argument 0 ('params') is a uniform block of 16 bytes" (kernel_args.cc),
+// the start of every refusal of a uniform block's value.
+std::string UniformBlockLabel(const std::string& kernel, size_t index, const ArgInfo& a);
+
 // fork() (fork_guard.cc): a device opened before a fork is refused in the
 // child. NoteDeviceOpened records a use of `device` (RuntimeError in such a
 // child); ForkedDeviceProblem says why `device` is unusable here ("" if it is

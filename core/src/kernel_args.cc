@@ -141,6 +141,11 @@ void PackScalar(const ScalarArg& arg, const Args& args, int32_t idx, uint64_t* s
 
 }  // namespace
 
+std::string UniformBlockLabel(const std::string& kernel, size_t index, const ArgInfo& a) {
+  return StrCat(kernel, ": ", ArgLabel(index, a), " is a uniform block of ", a.block_bytes(),
+                " bytes");
+}
+
 void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType device_type,
                     ModrtKernelArgs* k) {
   const size_t nargs = info.args.size();
@@ -175,11 +180,26 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
       if (v.type_code != kModrtDLTensorPtr &&
           !(v.type_code == kModrtObject && v.v_obj != nullptr &&
             static_cast<Object*>(v.v_obj)->type_index() == kModrtObjTensor)) {
+        if (a.uniform_block) {
+          Fail("TypeError", UniformBlockLabel(info.name, i, a), ": pass a tensor or an array of ",
+               a.block_bytes(), " bytes, got ", ValueTypeName(v));
+        }
+        const bool host_bytes = v.type_code == kModrtObject && v.v_obj != nullptr &&
+                                static_cast<Object*>(v.v_obj)->type_index() == kModrtObjBytes;
         Fail("TypeError", info.name, ": argument ", i, " must be a tensor of ",
-             DTypeToString(a.dtype), ", got ", TypeCodeName(v.type_code));
+             DTypeToString(a.dtype), ", got ", ValueTypeName(v),
+             host_bytes ? " (an array passes as its bytes to a uniform block only; "
+                          "modrt.tensor(array, device) copies one to the device)"
+                        : "");
       }
       const DLTensor* t = args.Tensor(idx);
-      if (!(t->dtype == a.dtype)) {
+      if (a.uniform_block) {
+        // Any element type: the block is bytes.
+        if (TensorBytes(*t) != a.block_bytes()) {
+          Fail("ValueError", UniformBlockLabel(info.name, i, a), ", got a tensor of ",
+               TensorBytes(*t), " bytes (", DTypeToString(t->dtype), ")");
+        }
+      } else if (!(t->dtype == a.dtype)) {
         Fail("TypeError", info.name, ": argument ", i, " must be a tensor of ",
              DTypeToString(a.dtype), ", got a tensor of ", DTypeToString(t->dtype));
       }

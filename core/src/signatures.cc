@@ -9,7 +9,11 @@ namespace modrt {
 
 namespace {
 
+// The kind byte of a saved argument: bit 0 a buffer; bit 1 name, const and
+// launch tag follow the dtype; bit 2 a uniform block (with bit 0).
+constexpr uint8_t kBufferArg = 1;
 constexpr uint8_t kExtendedArg = 2;
+constexpr uint8_t kUniformBlockArg = 4;
 
 struct DTypeName {
   const char* name;
@@ -50,7 +54,17 @@ bool IsIntegerScalar(DLDataType dt) {
   return (dt.code == kDLInt || dt.code == kDLUInt) && dt.lanes == 1;
 }
 
-// One argument: "[const] dtype[*] [name] [= launch_tag]".
+// Whether `text` starts with `keyword` and a space; if so, drops both.
+bool TakeKeyword(std::string_view keyword, std::string_view* text) {
+  if (text->substr(0, keyword.size()) != keyword || text->size() <= keyword.size() ||
+      !isspace(static_cast<unsigned char>((*text)[keyword.size()]))) {
+    return false;
+  }
+  *text = Trim(text->substr(keyword.size()));
+  return true;
+}
+
+// One argument: "[const] dtype[*] [name] [= launch_tag]" or "uniform dtype [name]".
 ArgInfo ParseArg(std::string_view signature, std::string_view text, std::set<std::string>* names) {
   auto bad = [&](auto&&... why) {
     Fail("ValueError", "bad function signature '", signature, "': argument '", text, "' ", why...);
@@ -66,13 +80,15 @@ ArgInfo ParseArg(std::string_view signature, std::string_view text, std::set<std
           "', which is not a launch dimension (blockIdx.x/y/z, threadIdx.x/y/z)");
     }
   }
-  constexpr std::string_view kConst = "const";
-  if (rest.substr(0, kConst.size()) == kConst && rest.size() > kConst.size() &&
-      isspace(static_cast<unsigned char>(rest[kConst.size()]))) {
-    arg.read_only = true;
-    rest = Trim(rest.substr(kConst.size()));
-  }
+  arg.read_only = TakeKeyword("const", &rest);
+  arg.uniform_block = TakeKeyword("uniform", &rest);
   size_t star = rest.find('*');
+  if (arg.uniform_block) {
+    if (arg.read_only) bad("is a uniform block, which the kernel only reads: it takes no const");
+    if (star != std::string_view::npos) {
+      bad("is a uniform block: its dtype is the whole block's, written without '*'");
+    }
+  }
   std::string_view dtype_text, name_text;
   if (star != std::string_view::npos) {
     arg.is_buffer = true;
@@ -84,6 +100,7 @@ ArgInfo ParseArg(std::string_view signature, std::string_view text, std::set<std
     name_text = space == std::string_view::npos ? "" : Trim(rest.substr(space));
   }
   arg.dtype = ParseDType(dtype_text);
+  arg.is_buffer = arg.is_buffer || arg.uniform_block;
   if (!name_text.empty()) {
     if (!IsIdentifier(name_text)) bad("has name '", name_text, "', which is not an identifier");
     arg.name = std::string(name_text);
@@ -200,7 +217,9 @@ std::string FunctionInfo::ToString() const {
   for (size_t i = 0; i < args.size(); ++i) {
     if (i) s += ", ";
     const ArgInfo& a = args[i];
-    s += (a.read_only ? "const " : "") + DTypeToString(a.dtype) + (a.is_buffer ? "*" : "");
+    s += a.uniform_block
+             ? "uniform " + DTypeToString(a.dtype)
+             : (a.read_only ? "const " : "") + DTypeToString(a.dtype) + (a.is_buffer ? "*" : "");
     if (!a.name.empty()) s += " " + a.name;
     if (!a.launch_tag.empty()) s += " = " + a.launch_tag;
   }
@@ -218,7 +237,9 @@ void FunctionInfo::Save(ByteWriter* w) const {
     // Bit 0: buffer. Bit 1 (kExtendedArg): name, const and launch tag follow
     // the dtype. An argument without them keeps the first encoding, so such
     // bytes are the ones every earlier modrt wrote and reads.
-    w->U8((a.is_buffer ? 1 : 0) | (a.extended() ? kExtendedArg : 0));
+    // Bit 2 (kUniformBlockArg) is newer still: only uniform blocks use it.
+    w->U8((a.is_buffer ? kBufferArg : 0) | (a.extended() ? kExtendedArg : 0) |
+          (a.uniform_block ? kUniformBlockArg : 0));
     w->U8(a.dtype.code);
     w->U8(a.dtype.bits);
     w->U16(a.dtype.lanes);
@@ -239,12 +260,15 @@ FunctionInfo FunctionInfo::Load(ByteReader* r) {
   uint64_t nargs = r->Count("argument count", 5);
   for (uint64_t i = 0; i < nargs; ++i) {
     uint8_t kind = r->U8();
-    if (kind > (1 | kExtendedArg)) {
-      r->Corrupt(StrCat("argument kind ", int(kind), " is neither scalar nor buffer"));
+    if (kind > (kBufferArg | kExtendedArg | kUniformBlockArg) ||
+        (kind & (kBufferArg | kUniformBlockArg)) == kUniformBlockArg) {
+      r->Corrupt(
+          StrCat("argument kind ", int(kind), " is neither scalar, buffer nor uniform block"));
     }
     ArgInfo arg{};
     arg.dtype = DLDataType{r->U8(), r->U8(), r->U16()};
-    arg.is_buffer = (kind & 1) != 0;
+    arg.is_buffer = (kind & kBufferArg) != 0;
+    arg.uniform_block = (kind & kUniformBlockArg) != 0;
     if (DTypeToString(arg.dtype).rfind("dtype(", 0) == 0 || arg.dtype.lanes == 0) {
       r->Corrupt("unknown argument dtype " + DTypeToString(arg.dtype));
     }
@@ -255,6 +279,7 @@ FunctionInfo FunctionInfo::Load(ByteReader* r) {
       arg.read_only = read_only == 1;
       arg.launch_tag = r->Str("argument launch tag");
       if (!arg.extended()) r->Corrupt("an extended argument with nothing extended");
+      if (arg.uniform_block && arg.read_only) r->Corrupt("a uniform block marked const");
     }
     info.args.push_back(std::move(arg));
   }

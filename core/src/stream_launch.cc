@@ -186,6 +186,77 @@ DLDevice LaunchDevice(const Args& args, DLDeviceType device_type) {
   return DLDevice{device_type, 0};
 }
 
+bool HasUniformBlocks(const FunctionInfo& info) {
+  return std::any_of(info.args.begin(), info.args.end(),
+                     [](const ArgInfo& a) { return a.uniform_block; });
+}
+
+// Writes `bytes` into the new tensor `t` before the launch that follows on
+// stream `s`: on its native queue, so the device's other work is not waited
+// for; now, when there is none or a graph is being captured.
+void FillBlock(StreamState& s, TensorObj* t, std::string_view bytes, const std::string& kernel) {
+  const NativeQueues* q = s.native();
+  if (q == nullptr || s.capture() != nullptr) {
+    t->device_api()->CopyFromHost(bytes.data(), t->dl(), bytes.size());
+    return;
+  }
+  auto held = std::make_shared<std::string>(bytes);  // until the copy completed
+  s.Throttle(0);
+  CheckNative(q->streams->copy_from_host_async(q->self, held->data(), t->dl(), 0, held->size(),
+                                               s.native_stream()));
+  LaunchRecord record;
+  record.kernel = StrCat("the uniform block of ", kernel, " (", held->size(), " bytes)");
+  record.is_launch = false;
+  s.NoteLaunch(std::move(record), 0, std::move(held));
+}
+
+// A call's values with each uniform block given as host bytes (a numpy
+// array, as Python passes it) replaced by a tensor of the launch's device
+// holding them, made for this launch alone: launches in flight, and a
+// graph's launches, each keep their own values. The pool hands the tensor's
+// memory to no one else until the launches that may read it are complete
+// (memory_pool.cc), and a graph holds the tensors it recorded.
+class StagedUniformBlocks {
+ public:
+  StagedUniformBlocks(const FunctionInfo& info, const Args& args, DLDeviceType device_type) {
+    const DLDevice device = LaunchDevice(args, device_type);
+    int32_t idx = -1;  // the caller's value for argument i
+    for (size_t i = 0; i < info.args.size(); ++i) {
+      const ArgInfo& a = info.args[i];
+      if (!a.launch_tag.empty()) continue;
+      ++idx;
+      if (!a.uniform_block || idx >= args.size()) continue;
+      const ModrtValue& v = args[idx];
+      if (v.type_code != kModrtObject || v.v_obj == nullptr ||
+          static_cast<Object*>(v.v_obj)->type_index() != kModrtObjBytes) {
+        continue;
+      }
+      const std::string_view bytes = args.Bytes(idx);
+      if (bytes.size() != a.block_bytes()) {
+        Fail("ValueError", UniformBlockLabel(info.name, i, a), ", got an array of ", bytes.size(),
+             " bytes");
+      }
+      if (values_.empty()) values_.assign(args.values(), args.values() + args.size());
+      Ref<TensorObj> t =
+          TensorObj::Empty({static_cast<int64_t>(bytes.size())}, DLDataType{kDLUInt, 8, 1}, device);
+      FillBlock(StreamFor(device), t.get(), bytes, info.name);
+      values_[idx] = ModrtValue{};
+      values_[idx].type_code = kModrtObject;
+      values_[idx].v_obj = t.get();
+      tensors_.push_back(std::move(t));
+    }
+  }
+
+  // The call's values: `args`, or their copy with the blocks staged.
+  Args Of(const Args& args) const {
+    return values_.empty() ? args : Args(values_.data(), static_cast<int32_t>(values_.size()));
+  }
+
+ private:
+  std::vector<ModrtValue> values_;
+  std::vector<Ref<TensorObj>> tensors_;
+};
+
 // A function object whose body can name the object itself (to record it).
 template <typename Body>
 Ref<FunctionObj> SelfAwareFunction(Body body) {
@@ -204,8 +275,12 @@ Ref<FunctionObj> StreamedLaunch(Ref<FunctionObj> inner, const FunctionInfo* info
                                 DLDeviceType device_type, Ref<Object> keep_alive) {
   auto launched = std::make_shared<std::atomic<bool>>(false);
   return SelfAwareFunction([inner = std::move(inner), info, device_type,
-                            keep_alive = std::move(keep_alive),
-                            launched](const FunctionObj* self, const Args& args, ModrtValue* ret) {
+                            keep_alive = std::move(keep_alive), launched,
+                            stages = HasUniformBlocks(*info)](const FunctionObj* self,
+                                                              const Args& given, ModrtValue* ret) {
+    std::optional<StagedUniformBlocks> staged;
+    if (stages) staged.emplace(*info, given, device_type);
+    const Args args = staged ? staged->Of(given) : given;
     // A backend may build the kernel's program or pipeline on its first
     // launch: that one lets the caller's lock (the GIL) go around the
     // plugin's call, later ones keep it unless they wait for room

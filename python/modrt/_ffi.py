@@ -279,7 +279,9 @@ def _argument_to_python(value: ModrtValue) -> Any:
 def _box_arg(arg: Any) -> Any:
     """An argument that is not None, an Object, int, float or str, as what the
     ABI can carry: an Object to pass (its holder keeps it alive for the call),
-    or a (device_type, device_id) pair."""
+    or a (device_type, device_id) pair. An array (numpy's, or anything with
+    the buffer protocol or `__array__`) passes as a copy of its bytes, in
+    row-major order: what a kernel's uniform block takes."""
     if isinstance(arg, (bytes, bytearray, memoryview)):
         return Object(_new_bytes(bytes(arg), False))
     if hasattr(arg, "_as_dl_device"):
@@ -287,7 +289,14 @@ def _box_arg(arg: Any) -> Any:
         return (dl.device_type, dl.device_id)
     if callable(arg):
         return convert_to_function(arg)
-    raise TypeError(f"cannot pass a {type(arg).__name__} to a modrt function")
+    if hasattr(arg, "__array__"):
+        import numpy as np  # imported on use: it costs milliseconds at `import modrt`
+
+        return Object(_new_bytes(np.ascontiguousarray(arg).tobytes(), False))
+    try:
+        return Object(_new_bytes(memoryview(arg).tobytes(), False))
+    except TypeError:
+        raise TypeError(f"cannot pass a {type(arg).__name__} to a modrt function") from None
 
 
 class Function(_ffi_ext.FunctionBase, Object):

@@ -43,6 +43,8 @@ def _wrapper(signature: str) -> str:
     params = []
     for i, arg in enumerate(args):
         dtype, is_buffer = arg.dtype, arg.is_buffer
+        if arg.uniform:
+            raise ValueError(f"cpu function {name}: argument {i} is a uniform block, which only shaders declare")
         ctype = _C_TYPES.get(dtype.split("x")[0] if "x" in dtype else dtype)
         if ctype is None or ("x" in dtype and not is_buffer):
             raise ValueError(f"cpu function {name}: argument {i} of dtype {dtype} is not supported")

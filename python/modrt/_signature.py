@@ -13,20 +13,37 @@ from ._ffi import call
 
 
 class Arg:
-    """One argument of a signature: "[const] dtype[*] [name] [= launch_tag]"."""
+    """One argument of a signature: "[const] dtype[*] [name] [= launch_tag]",
+    or "uniform dtype [name]": a uniform block of dtype's bytes (a buffer the
+    kernel reads, which takes a tensor of any element type or an array of
+    exactly those bytes)."""
 
-    __slots__ = ("dtype", "is_buffer", "name", "read_only", "launch_tag")
+    __slots__ = ("dtype", "is_buffer", "name", "read_only", "launch_tag", "uniform")
 
     def __init__(
-        self, dtype: str, is_buffer: bool, name: str = "", read_only: bool = False, launch_tag: str = ""
+        self,
+        dtype: str,
+        is_buffer: bool,
+        name: str = "",
+        read_only: bool = False,
+        launch_tag: str = "",
+        uniform: bool = False,
     ) -> None:
         self.dtype = dtype
-        self.is_buffer = is_buffer
+        self.is_buffer = is_buffer or uniform
         self.name = name  # empty when the signature names none
         self.read_only = read_only  # a const buffer: the kernel does not write it
         self.launch_tag = launch_tag  # a scalar filled from this launch parameter
+        self.uniform = uniform  # a uniform block of dtype's bytes
+
+    @property
+    def kind(self) -> str:
+        """The kind of argument, for messages: "uniform block", "buffer" or "scalar"."""
+        return "uniform block" if self.uniform else "buffer" if self.is_buffer else "scalar"
 
     def __str__(self) -> str:
+        if self.uniform:
+            return f"uniform {self.dtype}" + (f" {self.name}" if self.name else "")
         text = ("const " if self.read_only else "") + self.dtype + ("*" if self.is_buffer else "")
         text += f" {self.name}" if self.name else ""
         return text + (f" = {self.launch_tag}" if self.launch_tag else "")
@@ -51,22 +68,34 @@ def parse_signature(signature: str) -> tuple[str, list[Arg], list[str]]:
             continue
         decl, _, launch_tag = text.partition(" = ")
         read_only = decl.startswith("const ")
-        decl = decl.removeprefix("const ")
+        uniform = decl.startswith("uniform ")
+        decl = decl.removeprefix("const ").removeprefix("uniform ")
         dtype, _, arg_name = decl.partition(" ")
         is_buffer = dtype.endswith("*")
-        args.append(Arg(dtype.rstrip("*"), is_buffer, arg_name, read_only, launch_tag))
+        args.append(Arg(dtype.rstrip("*"), is_buffer, arg_name, read_only, launch_tag, uniform))
     tags = [t.strip() for t in tag_text.split(",") if t.strip()]
     return name, args, tags
+
+
+def dtype_bytes(dtype: str) -> int:
+    """Bytes of one element of a dtype name: 16 for "uint32x4", 1 for "bool"."""
+    base, _, lanes = dtype.partition("x")
+    bits = "".join(c for c in base if c.isdigit())
+    return (int(bits) if bits else 8) // 8 * int(lanes or 1)
 
 
 def _mismatch(given: Arg, kernel: Arg, fits: Callable[[str], bool] | None = None) -> str:
     """What differs between one given argument and the kernel's, or "".
     `fits(dtype)`: whether the format binds a buffer of that dtype here
     besides the kernel's own element type (packed data)."""
-    if given.is_buffer != kernel.is_buffer:
-        kinds = ["buffer" if a.is_buffer else "scalar" for a in (given, kernel)]
-        return f"is a {kinds[0]} in the signature, a {kinds[1]} in the kernel"
-    if given.dtype != kernel.dtype and not (given.is_buffer and fits is not None and fits(given.dtype)):
+    if given.kind != kernel.kind:
+        return f"is a {given.kind} in the signature, a {kernel.kind} in the kernel"
+    if given.uniform:
+        # Any element type: a block is its bytes.
+        given_bytes, kernel_bytes = dtype_bytes(given.dtype), dtype_bytes(kernel.dtype)
+        if given_bytes != kernel_bytes:
+            return f"is a uniform block of {given_bytes} bytes in the signature, {kernel_bytes} in the kernel"
+    elif given.dtype != kernel.dtype and not (given.is_buffer and fits is not None and fits(given.dtype)):
         what = "buffer element type" if given.is_buffer else "scalar type"
         return f"has {what} {given.dtype} in the signature, {kernel.dtype} in the kernel"
     if given.name and kernel.name and given.name != kernel.name:

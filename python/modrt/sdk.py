@@ -28,6 +28,7 @@ from ._registry import Backend as Backend
 from ._registry import Reflector as Reflector
 from ._signature import Arg as Arg
 from ._signature import check_signature as check_signature
+from ._signature import dtype_bytes as dtype_bytes
 from ._signature import normalize_signature as normalize_signature
 from ._signature import parse_signature as parse_signature
 from ._validate import display_name as display_name
@@ -57,6 +58,7 @@ __all__ = [
     "device",
     "device_limits",
     "display_name",
+    "dtype_bytes",
     "find_tool",
     "Function",
     "function_names",

@@ -30,6 +30,7 @@ SIGNATURES = [
     "scale(float64*, float64; blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y, dyn_shared_mem)",
     "pack(uint8*, int8, int16, int64, uint16, uint32, uint64, bool; threadIdx.z, blockIdx.z)",
     "half(float16x4*, bfloat16*, float32x2)",
+    "block(uniform uint32x4 p, const float32* x; blockIdx.x)",
     "noargs()",
 ]
 

@@ -31,10 +31,11 @@ namespace modrt {
 
 inline constexpr char kArtifactMagic[] = "MODRTART";  // 8 bytes, no terminator written
 // Version 1: every argument is a dtype and a kind. Version 2: arguments may
-// carry names, `const` and launch tags (FunctionInfo's extended encoding). A
-// file is written with the lowest version that holds it, so one without them
-// is what earlier modrt wrote and still reads.
-inline constexpr uint16_t kArtifactVersion = 2;  // the newest this modrt reads
+// carry names, `const` and launch tags (FunctionInfo's extended encoding).
+// Version 3: uniform block arguments ("uniform uint32x4 params"). A file is
+// written with the lowest version that holds it, so one without them is what
+// earlier modrt wrote and still reads.
+inline constexpr uint16_t kArtifactVersion = 3;  // the newest this modrt reads
 inline constexpr uint16_t kArtifactOldestVersion = 1;
 // The version a file holding these functions is written with.
 MODRT_API uint16_t ArtifactVersionFor(const std::vector<FunctionInfo>& functions);

@@ -12,6 +12,8 @@
 namespace modrt {
 
 MODRT_API const char* TypeCodeName(int32_t type_code);
+// "int", "bytes", "tensor", ...: a value's type, objects by their kind.
+MODRT_API const char* ValueTypeName(const ModrtValue& v);
 
 // Borrowed view of a call's arguments with checked accessors; a mismatch is a
 // TypeError naming the argument.

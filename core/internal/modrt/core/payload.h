@@ -64,7 +64,14 @@ struct ArgInfo {
   // A scalar the caller does not pass: its value is this launch parameter's
   // (TVM's grid-size arguments). Empty for ordinary arguments.
   std::string launch_tag;
+  // "uniform dtype [name]" (is_buffer too): a uniform block of dtype's bytes
+  // that the kernel reads, bound as a buffer. It takes a tensor of any
+  // element type holding exactly those bytes, or host bytes (a numpy array)
+  // of that size, staged into a tensor of the launch's own.
+  bool uniform_block = false;
 
+  // Bytes of a uniform block.
+  size_t block_bytes() const { return dtype.bits / 8 * size_t{dtype.lanes}; }
   // Carries more than the dtype and the kind (saved in the extended encoding).
   bool extended() const { return !name.empty() || read_only || !launch_tag.empty(); }
 };
@@ -74,7 +81,9 @@ struct ArgInfo {
 // int32 n, int32 grid = blockIdx.x; blockIdx.x, threadIdx.x)". `const` (buffers
 // only): the kernel does not write it. `= tag` (integer scalars only): filled
 // from that launch parameter, which the signature must list; the caller does
-// not pass it. Launch tags: blockIdx.{x,y,z}, threadIdx.{x,y,z}, dyn_shared_mem.
+// not pass it. "uniform uint32x4 params": a uniform block of that dtype's
+// bytes (ArgInfo::uniform_block). Launch tags: blockIdx.{x,y,z},
+// threadIdx.{x,y,z}, dyn_shared_mem.
 struct MODRT_API FunctionInfo {
   std::string name;
   std::vector<ArgInfo> args;

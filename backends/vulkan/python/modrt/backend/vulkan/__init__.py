@@ -29,6 +29,7 @@ from modrt.sdk import (
     ToolError,
     call,
     device_limits,
+    dtype_bytes,
     find_tool,
     parse_signature,
     per_function,
@@ -121,9 +122,21 @@ def _unique_names(names: list[str]) -> list[str]:
     return [n if names.count(n) == 1 else "" for n in names]
 
 
+def _block_dtype(element: str, size: int) -> str:
+    """A uniform block of `size` bytes as one dtype: lanes of its element
+    type's scalar ("uint32x4" for a uvec4 block, "float32" for one float), of
+    uint32 when its members differ, of uint8 when words do not divide it."""
+    scalar = element.partition("x")[0] or "uint32"
+    if size % dtype_bytes(scalar):
+        scalar = "uint8"
+    lanes = size // dtype_bytes(scalar)
+    return scalar if lanes == 1 else f"{scalar}x{lanes}"
+
+
 def kernel_signature(name: str, info: dict, given: str | None = None) -> str:
     """The signature the shader declares, for function `name`: buffers in
-    (set, binding) order, then the push-constant members in offset order;
+    (set, binding) order (a uniform block as "uniform <dtype>", the dtype
+    spanning its bytes), then the push-constant members in offset order;
     blockIdx for each grid axis it reads and threadIdx for each workgroup
     axis a specialization constant sets. A buffer whose element type is not
     one scalar or vector type takes the `given` signature's element type;
@@ -139,6 +152,11 @@ def kernel_signature(name: str, info: dict, given: str | None = None) -> str:
             raise ValueError(
                 f"{name}: its shader binds {b['what']} at {where}; modrt binds storage buffers and uniform blocks only"
             )
+        if b["kind"] == "uniform":
+            if not b["size"]:
+                raise ValueError(f"{name}: the size of uniform block '{b['name']}' ({where}) cannot be read")
+            args.append(f"uniform {_block_dtype(b['dtype'], b['size'])} {names[i]}".rstrip())
+            continue
         dtype = b["dtype"]
         if not dtype:
             if i >= len(given_buffers):
@@ -281,7 +299,7 @@ def reflect(source: str | bytes, name: str | None = None) -> list[str] | None:
         else:
             infos = {e: reflect_spirv(source, e) for e in entries}
     if any(
-        not b["dtype"] and b["kind"] != "other" and not info["wgsl"]
+        not b["dtype"] and b["kind"] == "storage" and not info["wgsl"]
         for info in infos.values()
         for b in info["bindings"]
     ):
