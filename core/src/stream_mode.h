@@ -7,7 +7,8 @@
 //   queue, and a device sync on the worker tells what completed;
 // - native queue (stream_mode_native.cc): a backend with the stream extension
 //   (ModrtStreamExtension); the stream is one of the backend's own queues,
-//   synchronized (or waited on with a timeout) by the backend.
+//   synchronized (or waited on with a timeout) by the backend; NativeQueue
+//   below is the one place the core calls the queue and graph tables.
 // StreamState keeps what every mode shares: the numbering of launches, the
 // pending list, the in-flight limits, the worker, waits and latched errors.
 #ifndef MODRT_CORE_SRC_STREAM_MODE_H_
