@@ -19,9 +19,9 @@ namespace internal {
 
 // Every table's `self` is the registered DeviceLayer.
 inline const DeviceLayer& Layer(void* self) { return *static_cast<const DeviceLayer*>(self); }
-inline DeviceAPI* Dev(void* self) { return Layer(self).device; }
-inline Queues* Q(void* self) { return Layer(self).queues; }
-inline Graphs* G(void* self) { return Layer(self).graphs; }
+inline DeviceAPI* DeviceOf(void* self) { return Layer(self).device; }
+inline Queues* QueuesOf(void* self) { return Layer(self).queues; }
+inline Graphs* GraphsOf(void* self) { return Layer(self).graphs; }
 
 // The well-known attribute called `name`; 0 when none is.
 inline int32_t AttrOfName(std::string_view name) {
@@ -35,33 +35,35 @@ inline ModrtDeviceApi DeviceTable() {
   return {
       sizeof(ModrtDeviceApi),
       nullptr,
-      [](void* self, int32_t* out) { return GuardCall([&] { *out = Dev(self)->DeviceCount(); }); },
+      [](void* self, int32_t* out) {
+        return GuardCall([&] { *out = DeviceOf(self)->DeviceCount(); });
+      },
       [](void* self, ModrtObjectHandle* out) {
-        return GuardCall([&] { *out = MakeString(Dev(self)->UnavailableReason()).release(); });
+        return GuardCall([&] { *out = MakeString(DeviceOf(self)->UnavailableReason()).release(); });
       },
       [](void* self, int32_t id, const char* name, ModrtValue* ret) {
         return GuardCall([&] {
           Ret r(ret);
           if (const int32_t attr = AttrOfName(name); attr != 0) {
-            Dev(self)->GetAttribute(id, static_cast<ModrtDeviceAttr>(attr), &r);
+            DeviceOf(self)->GetAttribute(id, static_cast<ModrtDeviceAttr>(attr), &r);
           } else {
-            Dev(self)->GetAttr(id, name, &r);
+            DeviceOf(self)->GetAttr(id, name, &r);
           }
         });
       },
       [](void* self, int32_t id, size_t nbytes, void** out) {
-        return GuardCall([&] { *out = Dev(self)->Alloc(id, nbytes); });
+        return GuardCall([&] { *out = DeviceOf(self)->Alloc(id, nbytes); });
       },
       [](void* self, int32_t id, void* ptr) {
-        return GuardCall([&] { Dev(self)->Free(id, ptr); });
+        return GuardCall([&] { DeviceOf(self)->Free(id, ptr); });
       },
       [](void* self, const void* src, DLTensor* dst, size_t nbytes) {
-        return GuardCall([&] { Dev(self)->CopyFromHost(src, dst, nbytes); });
+        return GuardCall([&] { DeviceOf(self)->CopyFromHost(src, dst, nbytes); });
       },
       [](void* self, const DLTensor* src, void* dst, size_t nbytes) {
-        return GuardCall([&] { Dev(self)->CopyToHost(src, dst, nbytes); });
+        return GuardCall([&] { DeviceOf(self)->CopyToHost(src, dst, nbytes); });
       },
-      [](void* self, int32_t id) { return GuardCall([&] { Dev(self)->Sync(id); }); },
+      [](void* self, int32_t id) { return GuardCall([&] { DeviceOf(self)->Sync(id); }); },
       nullptr,
   };
 }
@@ -74,7 +76,7 @@ inline ModrtDeviceAttributeExtension AttributeTable() {
           Ret r(ret);
           // An attribute of a newer minor than this plugin's headers: unknown.
           if (ModrtDeviceAttrInfoOf(attr) == nullptr) return;
-          Dev(self)->GetAttribute(id, static_cast<ModrtDeviceAttr>(attr), &r);
+          DeviceOf(self)->GetAttribute(id, static_cast<ModrtDeviceAttr>(attr), &r);
         });
       },
   };
@@ -99,47 +101,50 @@ inline ModrtStreamExtension StreamTable(const DeviceLayer& layer) {
   ModrtStreamExtension table = {
       {sizeof(ModrtStreamExtension), kModrtExtensionStreams, nullptr},
       [](void* self, int32_t id, void** out) {
-        return GuardCall([&] { *out = Q(self)->StreamCreate(id); });
+        return GuardCall([&] { *out = QueuesOf(self)->StreamCreate(id); });
       },
       [](void* self, int32_t id, void* stream) {
-        return GuardCall([&] { Q(self)->StreamDestroy(id, stream); });
+        return GuardCall([&] { QueuesOf(self)->StreamDestroy(id, stream); });
       },
       [](void* self, int32_t id, void* stream) {
-        return GuardCall([&] { Q(self)->StreamSynchronize(id, stream); });
+        return GuardCall([&] { QueuesOf(self)->StreamSynchronize(id, stream); });
       },
       [](void* self, int32_t id, void* stream, int32_t timing, void** out) {
-        return GuardCall([&] { *out = Q(self)->EventRecord(id, stream, timing != 0); });
+        return GuardCall([&] { *out = QueuesOf(self)->EventRecord(id, stream, timing != 0); });
       },
       [](void* self, int32_t id, void* event, int32_t* done) {
-        return GuardCall([&] { *done = Q(self)->EventQuery(id, event) ? 1 : 0; });
+        return GuardCall([&] { *done = QueuesOf(self)->EventQuery(id, event) ? 1 : 0; });
       },
       [](void* self, int32_t id, void* event) {
-        return GuardCall([&] { Q(self)->EventSynchronize(id, event); });
+        return GuardCall([&] { QueuesOf(self)->EventSynchronize(id, event); });
       },
       [](void* self, int32_t id, void* start, void* end, double* ms) {
-        return GuardCall([&] { *ms = Q(self)->EventElapsedMs(id, start, end); });
+        return GuardCall([&] { *ms = QueuesOf(self)->EventElapsedMs(id, start, end); });
       },
       [](void* self, int32_t id, void* event) {
-        return GuardCall([&] { Q(self)->EventDestroy(id, event); });
+        return GuardCall([&] { QueuesOf(self)->EventDestroy(id, event); });
       },
       [](void* self, int32_t id, void* stream, void* event) {
-        return GuardCall([&] { Q(self)->StreamWaitEvent(id, stream, event); });
+        return GuardCall([&] { QueuesOf(self)->StreamWaitEvent(id, stream, event); });
       },
       [](void* self, const void* host, DLTensor* dst, size_t offset, size_t nbytes, void* stream) {
-        return GuardCall([&] { Q(self)->CopyFromHostAsync(host, dst, offset, nbytes, stream); });
+        return GuardCall(
+            [&] { QueuesOf(self)->CopyFromHostAsync(host, dst, offset, nbytes, stream); });
       },
       [](void* self, const DLTensor* src, size_t offset, void* host, size_t nbytes, void* stream) {
-        return GuardCall([&] { Q(self)->CopyToHostAsync(src, offset, host, nbytes, stream); });
+        return GuardCall(
+            [&] { QueuesOf(self)->CopyToHostAsync(src, offset, host, nbytes, stream); });
       },
       [](void* self, const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
          size_t nbytes, void* stream) {
-        return GuardCall(
-            [&] { Q(self)->CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, stream); });
+        return GuardCall([&] {
+          QueuesOf(self)->CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, stream);
+        });
       },
       nullptr,
       [](void* self, int32_t id, int32_t is_default) -> const char* {
         try {
-          return Q(self)->QueueDescription(id, is_default != 0);
+          return QueuesOf(self)->QueueDescription(id, is_default != 0);
         } catch (...) {
           return nullptr;
         }
@@ -165,16 +170,16 @@ inline ModrtGraphExtension GraphTable(const DeviceLayer& layer) {
   ModrtGraphExtension table = {
       {sizeof(ModrtGraphExtension), kModrtExtensionGraphs, nullptr},
       [](void* self, int32_t id, void* stream) {
-        return GuardCall([&] { G(self)->GraphBegin(id, stream); });
+        return GuardCall([&] { GraphsOf(self)->GraphBegin(id, stream); });
       },
       [](void* self, int32_t id, void* stream, void** out) {
-        return GuardCall([&] { *out = G(self)->GraphEnd(id, stream); });
+        return GuardCall([&] { *out = GraphsOf(self)->GraphEnd(id, stream); });
       },
       [](void* self, int32_t id, void* graph, void* stream) {
-        return GuardCall([&] { G(self)->GraphLaunch(id, graph, stream); });
+        return GuardCall([&] { GraphsOf(self)->GraphLaunch(id, graph, stream); });
       },
       [](void* self, int32_t id, void* graph) {
-        return GuardCall([&] { G(self)->GraphDestroy(id, graph); });
+        return GuardCall([&] { GraphsOf(self)->GraphDestroy(id, graph); });
       },
       nullptr,
   };

@@ -1,10 +1,10 @@
-// The device layer (device.h) of an indexed driver (driver.h: devices 0..count-1, memory
-// addressed by device pointers, a current device per thread) whose queues are
-// streams, like the CUDA driver API and HIP: memory, copies, streams, events
-// with device timing, async and device-to-device copies, page-locked host
-// memory, foreign streams and graphs by stream capture, written once over a
-// small traits struct that names the driver's entry points (header-only,
-// plugin side, like driver.h).
+// The device layer (device.h) of an indexed driver (driver.h: devices
+// 0..count-1, memory addressed by device pointers, a current device per
+// thread) whose queues are streams, like the CUDA driver API and HIP: memory,
+// copies, streams, events with device timing, async and device-to-device
+// copies, page-locked host memory, foreign streams and graphs by stream
+// capture, written once over a small traits struct that names the driver's
+// entry points (header-only, plugin side, like driver.h).
 //
 // `T`, the driver's traits:
 //   using Driver = ...;  the runtime's LazyDriverState, with Get(), count(),
