@@ -90,7 +90,7 @@ struct CudaDriverTraits {
 
 void RegisterDeviceApi() {
   static plugin::IndexedDeviceAPI<CudaDriverTraits> api;
-  plugin::RegisterDeviceAPI(kBackendIdentity.name, &api);
+  plugin::RegisterDeviceLayer(kBackendIdentity.name, api.Layer());
 }
 
 }  // namespace cuda

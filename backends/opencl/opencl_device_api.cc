@@ -1,5 +1,6 @@
-// The OpenCL device API of libmodrt_runtime_opencl.so: memory, copies, device
-// attributes, and native streams and events on command queues.
+// The OpenCL device layer of libmodrt_runtime_opencl.so: the device (memory,
+// copies, attributes) and pinned host memory here, the queues in
+// opencl_streams.cc, the graphs in opencl_graphs.cc.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -11,140 +12,16 @@
 #include "modrt/plugin/plugin.h"
 #include "opencl_driver.h"
 #include "opencl_graphs.h"
+#include "opencl_streams.h"
 
 namespace modrt {
 namespace opencl {
 namespace {
 
-// Native streams (plugin_api.h, ModrtStreamExtension): a modrt stream is a
-// Stream (opencl_driver.h), a command queue with profiling, an event a marker
-// (clEnqueueMarkerWithWaitList) whose CL_PROFILING_COMMAND_END is its device time. Graphs
-// (ModrtGraphExtension) without cl_khr_command_buffer, which PoCL does not offer: a captured launch
-// is kept as a cl_kernel with its arguments set (opencl_graphs.h), a replay
-// enqueues them, a rebound replay is re-recorded (graph_update).
-class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
+// The device: memory, whole and ranged copies (the offset, from the tensor's
+// first byte, is into the cl_mem, not a host address), attributes.
+class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace>, public RangedCopies {
  public:
-  bool HasStreams() const override { return true; }
-  void* StreamCreate(int id) override {
-    Workspace& ws = Workspace::Get();
-    const Device& dev = ws.device(id);
-    cl_int err = CL_SUCCESS;
-    cl_command_queue q =
-        ws.cl().clCreateCommandQueue(dev.context, dev.id, CL_QUEUE_PROFILING_ENABLE, &err);
-    MODRT_CL_CHECK(err, "clCreateCommandQueue");
-    return std::make_unique<Stream>(q).release();  // owned by the core until StreamDestroy
-  }
-  void StreamDestroy(int, void* stream) override {
-    std::unique_ptr<Stream> owned(static_cast<Stream*>(stream));
-    Workspace::Get().cl().clReleaseCommandQueue(owned->queue);
-  }
-  void StreamSynchronize(int id, void* stream) override {
-    MODRT_CL_CHECK(Workspace::Get().cl().clFinish(QueueOf(id, stream)), "clFinish");
-  }
-  void* EventRecord(int id, void* stream, bool) override {
-    const ClApi& cl = Workspace::Get().cl();
-    cl_command_queue q = QueueOf(id, stream);
-    cl_event event = nullptr;
-    MODRT_CL_CHECK(cl.clEnqueueMarkerWithWaitList(q, 0, nullptr, &event),
-                   "clEnqueueMarkerWithWaitList");
-    // Submitted now (with the work before it): another queue may wait for
-    // it (stream_wait_event), which does not flush this one.
-    cl.clFlush(q);
-    return event;
-  }
-  bool EventQuery(int, void* event) override {
-    cl_int status = CL_QUEUED;
-    MODRT_CL_CHECK(Workspace::Get().cl().clGetEventInfo(static_cast<cl_event>(event),
-                                                        CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                                        sizeof(status), &status, nullptr),
-                   "clGetEventInfo");
-    if (status < 0) MODRT_CL_CHECK(status, "a command before the event");
-    return status == CL_COMPLETE;
-  }
-  void EventSynchronize(int id, void* event) override {
-    cl_event e = static_cast<cl_event>(event);
-    if (Workspace::Get().cl().clWaitForEvents(1, &e) != CL_SUCCESS) {
-      EventQuery(id, event);  // the command's own failure, when it has one
-      Fail("RuntimeError", "OpenCL clWaitForEvents failed");
-    }
-  }
-  double EventElapsedMs(int, void* start, void* end) override {
-    const ClApi& cl = Workspace::Get().cl();
-    cl_ulong t0 = 0, t1 = 0;
-    MODRT_CL_CHECK(cl.clGetEventProfilingInfo(static_cast<cl_event>(start),
-                                              CL_PROFILING_COMMAND_END, sizeof(t0), &t0, nullptr),
-                   "clGetEventProfilingInfo");
-    MODRT_CL_CHECK(cl.clGetEventProfilingInfo(static_cast<cl_event>(end), CL_PROFILING_COMMAND_END,
-                                              sizeof(t1), &t1, nullptr),
-                   "clGetEventProfilingInfo");
-    return (static_cast<double>(t1) - static_cast<double>(t0)) * 1e-6;
-  }
-  void EventDestroy(int, void* event) override {
-    Workspace::Get().cl().clReleaseEvent(static_cast<cl_event>(event));
-  }
-  void StreamWaitEvent(int id, void* stream, void* event) override {
-    cl_event e = static_cast<cl_event>(event);
-    MODRT_CL_CHECK(
-        Workspace::Get().cl().clEnqueueBarrierWithWaitList(QueueOf(id, stream), 1, &e, nullptr),
-        "clEnqueueBarrierWithWaitList");
-  }
-
-  bool HasGraphs() const override { return true; }
-  void GraphBegin(int id, void* stream) override {
-    Stream& s = StreamOf(id, stream);
-    if (s.capture != nullptr)
-      Fail("RuntimeError", "this OpenCL queue is already capturing a graph");
-    s.capture = std::make_unique<Graph>(id);
-  }
-  void* GraphEnd(int id, void* stream) override {
-    std::unique_ptr<Graph> graph = std::move(StreamOf(id, stream).capture);
-    if (graph == nullptr) Fail("RuntimeError", "no graph is being captured on this OpenCL queue");
-    return graph.release();  // owned by the core until GraphDestroy
-  }
-  void GraphLaunch(int id, void* graph, void* stream) override {
-    static_cast<Graph*>(graph)->Launch(QueueOf(id, stream));
-  }
-  void GraphDestroy(int, void* graph) override {
-    std::unique_ptr<Graph> owned(static_cast<Graph*>(graph));  // freed on return
-  }
-  bool HasGraphUpdate() const override { return true; }
-  void GraphUpdate(int id, void* stream, void* graph) override {
-    std::unique_ptr<Graph> recorded(static_cast<Graph*>(GraphEnd(id, stream)));
-    static_cast<Graph*>(graph)->Replace(std::move(*recorded));
-  }
-
-  void CopyFromHostAsync(const void* host, DLTensor* t, size_t offset, size_t nbytes,
-                         void* stream) override {
-    if (nbytes == 0) return;
-    const ClApi& cl = Workspace::Get().cl();
-    cl_command_queue q = QueueOf(t->device.device_id, stream);
-    MODRT_CL_CHECK(
-        cl.clEnqueueWriteBuffer(q, static_cast<cl_mem>(t->data), CL_FALSE, t->byte_offset + offset,
-                                nbytes, host, 0, nullptr, nullptr),
-        "host-to-device copy");
-  }
-  void CopyToHostAsync(const DLTensor* t, size_t offset, void* host, size_t nbytes,
-                       void* stream) override {
-    if (nbytes == 0) return;
-    const ClApi& cl = Workspace::Get().cl();
-    cl_command_queue q = QueueOf(t->device.device_id, stream);
-    MODRT_CL_CHECK(
-        cl.clEnqueueReadBuffer(q, static_cast<cl_mem>(t->data), CL_FALSE, t->byte_offset + offset,
-                               nbytes, host, 0, nullptr, nullptr),
-        "device-to-host copy");
-  }
-  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
-                          size_t nbytes, void* stream) override {
-    if (nbytes == 0) return;
-    const ClApi& cl = Workspace::Get().cl();
-    cl_command_queue q = QueueOf(dst->device.device_id, stream);
-    MODRT_CL_CHECK(
-        cl.clEnqueueCopyBuffer(q, static_cast<cl_mem>(src->data), static_cast<cl_mem>(dst->data),
-                               src->byte_offset + src_offset, dst->byte_offset + dst_offset, nbytes,
-                               0, nullptr, nullptr),
-        "device-to-device copy");
-  }
-
   void GetAttr(int id, std::string_view name, Ret* ret) override {
     Workspace& ws = Workspace::Get();
     if (name == "name") return ret->SetStr(ws.DeviceString(id, CL_DEVICE_NAME));
@@ -196,10 +73,49 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
     Workspace::Get().cl().clReleaseMemObject(static_cast<cl_mem>(ptr));
   }
 
-  // Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer (the driver places it
+  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(ws.device(t->device.device_id).queue,
+                                                static_cast<cl_mem>(t->data), CL_TRUE,
+                                                t->byte_offset, nbytes, src, 0, nullptr, nullptr),
+                   "host-to-device copy");
+  }
+  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(ws.device(t->device.device_id).queue,
+                                               static_cast<cl_mem>(t->data), CL_TRUE,
+                                               t->byte_offset, nbytes, dst, 0, nullptr, nullptr),
+                   "device-to-host copy");
+  }
+  void Sync(int id) override {
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clFinish(ws.device(id).queue), "clFinish");
+  }
+  void CopyRangeFromHost(const void* src, DLTensor* t, size_t offset, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(
+                       ws.device(t->device.device_id).queue, static_cast<cl_mem>(t->data), CL_TRUE,
+                       t->byte_offset + offset, nbytes, src, 0, nullptr, nullptr),
+                   "host-to-device copy");
+  }
+  void CopyRangeToHost(const DLTensor* t, size_t offset, void* dst, size_t nbytes) override {
+    if (nbytes == 0) return;
+    Workspace& ws = Workspace::Get();
+    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(
+                       ws.device(t->device.device_id).queue, static_cast<cl_mem>(t->data), CL_TRUE,
+                       t->byte_offset + offset, nbytes, dst, 0, nullptr, nullptr),
+                   "device-to-host copy");
+  }
+};
+
+class OpenCLPinnedHost final : public PinnedHost {
+ public:
+  // A CL_MEM_ALLOC_HOST_PTR buffer (the driver places it
   // where the device reads host memory directly), mapped for the host's
   // whole use of it; the pointer's copies are then the driver's fast path.
-  bool HasPinnedHost() const override { return true; }
   void* PinnedHostAlloc(int id, size_t nbytes) override {
     Workspace& ws = Workspace::Get();
     const Device& dev = ws.device(id);
@@ -239,49 +155,6 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
   const char* PinnedHostDescription() const override {
     return "a mapped CL_MEM_ALLOC_HOST_PTR buffer (host memory the device reads directly)";
   }
-  const char* QueueDescription(int, bool is_default) override {
-    return is_default ? "the device's OpenCL command queue"
-                      : "an OpenCL command queue of its own (profiling enabled)";
-  }
-  void CopyFromHost(const void* src, DLTensor* t, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Workspace::Get();
-    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(ws.device(t->device.device_id).queue,
-                                                static_cast<cl_mem>(t->data), CL_TRUE,
-                                                t->byte_offset, nbytes, src, 0, nullptr, nullptr),
-                   "host-to-device copy");
-  }
-  void CopyToHost(const DLTensor* t, void* dst, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Workspace::Get();
-    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(ws.device(t->device.device_id).queue,
-                                               static_cast<cl_mem>(t->data), CL_TRUE,
-                                               t->byte_offset, nbytes, dst, 0, nullptr, nullptr),
-                   "device-to-host copy");
-  }
-  void Sync(int id) override {
-    Workspace& ws = Workspace::Get();
-    MODRT_CL_CHECK(ws.cl().clFinish(ws.device(id).queue), "clFinish");
-  }
-  // Part of a buffer: the offset (from the tensor's first byte) is into the
-  // cl_mem, not a host address.
-  bool HasRangedCopy() const override { return true; }
-  void CopyRangeFromHost(const void* src, DLTensor* t, size_t offset, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Workspace::Get();
-    MODRT_CL_CHECK(ws.cl().clEnqueueWriteBuffer(
-                       ws.device(t->device.device_id).queue, static_cast<cl_mem>(t->data), CL_TRUE,
-                       t->byte_offset + offset, nbytes, src, 0, nullptr, nullptr),
-                   "host-to-device copy");
-  }
-  void CopyRangeToHost(const DLTensor* t, size_t offset, void* dst, size_t nbytes) override {
-    if (nbytes == 0) return;
-    Workspace& ws = Workspace::Get();
-    MODRT_CL_CHECK(ws.cl().clEnqueueReadBuffer(
-                       ws.device(t->device.device_id).queue, static_cast<cl_mem>(t->data), CL_TRUE,
-                       t->byte_offset + offset, nbytes, dst, 0, nullptr, nullptr),
-                   "device-to-host copy");
-  }
 
  private:
   std::mutex pinned_mu_;
@@ -292,7 +165,14 @@ class OpenCLDeviceAPI final : public DriverDeviceAPI<Workspace> {
 
 void RegisterDeviceApi() {
   static OpenCLDeviceAPI api;
-  RegisterDeviceAPI(kBackendIdentity.name, &api);
+  static OpenCLPinnedHost pinned;
+  DeviceLayer layer;
+  layer.device = &api;
+  layer.ranged_copies = &api;
+  layer.pinned_host = &pinned;
+  AddQueues(&layer);
+  AddGraphs(&layer);
+  RegisterDeviceLayer(kBackendIdentity.name, layer);
 }
 
 }  // namespace opencl

@@ -239,7 +239,7 @@ inline cl_command_queue QueueOf(int device_id, void* stream) {
   return StreamOf(device_id, stream).queue;
 }
 
-// Registers the device API (opencl_device_api.cc) with the core.
+// Registers the device layer (opencl_device_api.cc) with the core.
 void RegisterDeviceApi();
 
 }  // namespace opencl

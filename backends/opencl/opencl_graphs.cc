@@ -110,5 +110,43 @@ Stream::Stream(cl_command_queue queue) : queue(queue) {}
 
 Stream::~Stream() = default;
 
+namespace {
+
+// Graphs without cl_khr_command_buffer, which PoCL does not offer: a captured
+// launch is kept as a cl_kernel with its arguments set (Graph), a replay
+// enqueues them, a rebound replay is re-recorded (GraphUpdate).
+class OpenCLGraphs final : public plugin::Graphs, public plugin::GraphUpdates {
+ public:
+  void GraphBegin(int id, void* stream) override {
+    Stream& s = StreamOf(id, stream);
+    if (s.capture != nullptr)
+      Fail("RuntimeError", "this OpenCL queue is already capturing a graph");
+    s.capture = std::make_unique<Graph>(id);
+  }
+  void* GraphEnd(int id, void* stream) override {
+    std::unique_ptr<Graph> graph = std::move(StreamOf(id, stream).capture);
+    if (graph == nullptr) Fail("RuntimeError", "no graph is being captured on this OpenCL queue");
+    return graph.release();  // owned by the core until GraphDestroy
+  }
+  void GraphLaunch(int id, void* graph, void* stream) override {
+    static_cast<Graph*>(graph)->Launch(QueueOf(id, stream));
+  }
+  void GraphDestroy(int, void* graph) override {
+    std::unique_ptr<Graph> owned(static_cast<Graph*>(graph));  // freed on return
+  }
+  void GraphUpdate(int id, void* stream, void* graph) override {
+    std::unique_ptr<Graph> recorded(static_cast<Graph*>(GraphEnd(id, stream)));
+    static_cast<Graph*>(graph)->Replace(std::move(*recorded));
+  }
+};
+
+}  // namespace
+
+void AddGraphs(plugin::DeviceLayer* layer) {
+  static OpenCLGraphs graphs;
+  layer->graphs = &graphs;
+  layer->graph_updates = &graphs;
+}
+
 }  // namespace opencl
 }  // namespace modrt

@@ -67,6 +67,9 @@ class Graph {
   std::map<std::string, Kernel> kernels_;
 };
 
+// The device layer's graphs and their in-place updates.
+void AddGraphs(plugin::DeviceLayer* layer);
+
 }  // namespace opencl
 }  // namespace modrt
 

@@ -88,7 +88,7 @@ struct HipDriverTraits {
 
 void RegisterDeviceApi() {
   static IndexedDeviceAPI<HipDriverTraits> api;
-  RegisterDeviceAPI(kBackendIdentity.name, &api);
+  RegisterDeviceLayer(kBackendIdentity.name, api.Layer());
 }
 
 }  // namespace rocm

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "backend_identity.h"
-#include "vulkan_device_layer.h"
 #include "vulkan_streams.h"
 
 namespace modrt {
@@ -160,60 +159,6 @@ class VulkanDeviceAPI final : public DriverDeviceAPI<Workspace> {
     Workspace& ws = Workspace::Get();
     ws.Drain(ws.device(id));
   }
-
-  // Native streams, events and graphs: vulkan_device_layer.h.
-  bool HasStreams() const override { return true; }
-  bool HasGraphs() const override { return true; }
-  void* StreamCreate(int id) override { return vulkan::StreamCreate(id); }
-  void StreamDestroy(int id, void* stream) override { vulkan::StreamDestroy(id, stream); }
-  void StreamSynchronize(int id, void* stream) override { vulkan::StreamSynchronize(id, stream); }
-  // vkWaitSemaphores takes a timeout: the core waits on the caller's thread.
-  bool HasTimedStreamWait() const override { return true; }
-  bool StreamWaitFor(int id, void* stream, double timeout_s) override {
-    return vulkan::StreamWaitFor(id, stream, timeout_s);
-  }
-  void* EventRecord(int id, void* stream, bool timing) override {
-    return vulkan::EventRecord(id, stream, timing);
-  }
-  bool EventQuery(int, void* event) override { return vulkan::EventQuery(event); }
-  void EventSynchronize(int, void* event) override { vulkan::EventSynchronize(event); }
-  double EventElapsedMs(int id, void* start, void* end) override {
-    return vulkan::EventElapsedMs(id, start, end);
-  }
-  void EventDestroy(int, void* event) override { vulkan::EventDestroy(event); }
-  void StreamWaitEvent(int id, void* stream, void* event) override {
-    vulkan::StreamWaitEvent(id, stream, event);
-  }
-  void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
-                         void* stream) override {
-    vulkan::CopyFromHostAsync(host, dst, offset, nbytes, stream);
-  }
-  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes,
-                       void* stream) override {
-    vulkan::CopyToHostAsync(src, offset, host, nbytes, stream);
-  }
-  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
-                          size_t nbytes, void* stream) override {
-    vulkan::CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, stream);
-  }
-  void GraphBegin(int id, void* stream) override { vulkan::GraphBegin(id, stream); }
-  void* GraphEnd(int id, void* stream) override { return vulkan::GraphEnd(id, stream); }
-  void GraphLaunch(int id, void* graph, void* stream) override {
-    vulkan::GraphLaunch(id, graph, stream);
-  }
-  const char* QueueDescription(int, bool is_default) override {
-    return is_default ? "the Vulkan device's compute queue, its submissions in order on a timeline "
-                        "semaphore; a graph is one reusable command buffer, recorded anew when a "
-                        "replay rebinds buffers"
-                      : "submissions of its own to the Vulkan device's compute queue, in order on "
-                        "a timeline semaphore; a graph is one reusable command buffer, recorded "
-                        "anew when a replay rebinds buffers";
-  }
-  bool HasGraphUpdate() const override { return true; }
-  void GraphUpdate(int id, void* stream, void* graph) override {
-    vulkan::GraphUpdate(id, stream, graph);
-  }
-  void GraphDestroy(int, void* graph) override { vulkan::GraphDestroy(graph); }
 };
 
 }  // namespace

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <utility>
 
 #include "vulkan_descriptors.h"
+#include "vulkan_streams.h"
 
 namespace modrt {
 namespace vulkan {
@@ -114,6 +118,75 @@ void Graph::End() {
   MODRT_VK_CHECK(vk.vkEndCommandBuffer(cmd_), "ending a graph's recording");
   ended_ = true;
   d_.shared->graph_recordings.fetch_add(1);
+}
+
+namespace {
+
+// The graph the core holds: a reference, since replays in flight keep the graph too.
+using GraphRef = std::shared_ptr<Graph>;
+
+// Native graphs (plugin::Graphs): captured from a stream into one reusable
+// command buffer, re-recorded for a replay that rebinds buffers.
+class VulkanGraphs final : public Graphs, public GraphUpdates {
+ public:
+  void GraphBegin(int device_id, void* stream) override {
+    Stream& s = StreamOf(stream, Workspace::Get().device(device_id));
+    std::lock_guard lock(s.mu());
+    if (s.capture_locked()) Fail("ValueError", "this stream is capturing a graph already");
+    s.set_capture_locked(std::make_shared<Graph>(s.device()));
+  }
+
+  void* GraphEnd(int device_id, void* stream) override {
+    Stream& s = StreamOf(stream, Workspace::Get().device(device_id));
+    std::lock_guard lock(s.mu());
+    GraphRef graph = s.capture_locked();
+    s.set_capture_locked(nullptr);
+    if (!graph) Fail("ValueError", "this stream is not capturing a graph");
+    graph->End();
+    return std::make_unique<GraphRef>(std::move(graph)).release();
+  }
+
+  void GraphLaunch(int device_id, void* graph, void* stream) override {
+    const GraphRef& g = *static_cast<const GraphRef*>(graph);
+    Stream& s = StreamOf(stream, Workspace::Get().device(device_id));
+    std::lock_guard lock(s.mu());
+    RefuseWhileCapturingLocked(s, "a graph's replay");
+    s.RetireLocked();
+    Submission submission;
+    submission.keep.push_back(g);
+    s.SubmitLocked(g->cmd(), std::move(submission), "a graph's replay");
+    s.device().shared->graph_replays.fetch_add(1);
+  }
+
+  // Ends the capture on `stream` (a rebound replay's launches, recorded anew)
+  // and makes `graph` submit that recording from now on.
+  void GraphUpdate(int device_id, void* stream, void* graph) override {
+    Stream& s = StreamOf(stream, Workspace::Get().device(device_id));
+    GraphRef recorded;
+    {
+      std::lock_guard lock(s.mu());
+      recorded = s.capture_locked();
+      s.set_capture_locked(nullptr);
+    }
+    if (!recorded) Fail("ValueError", "this stream is not capturing a graph");
+    recorded->End();
+    // The core's handle takes the new recording. The one it replaces goes when
+    // the last submission keeping it (Submission::keep) retires: a replay still
+    // in flight runs its own command buffer and descriptor sets to the end.
+    *static_cast<GraphRef*>(graph) = std::move(recorded);
+  }
+
+  void GraphDestroy(int, void* graph) override {
+    std::unique_ptr<GraphRef> owned(static_cast<GraphRef*>(graph));
+  }
+};
+
+}  // namespace
+
+void AddGraphs(DeviceLayer* layer) {
+  static VulkanGraphs graphs;
+  layer->graphs = &graphs;
+  layer->graph_updates = &graphs;
 }
 
 }  // namespace vulkan

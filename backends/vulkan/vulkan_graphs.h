@@ -59,6 +59,9 @@ class Graph {
   bool ended_ = false;
 };
 
+// The device layer's graphs and their in-place updates.
+void AddGraphs(plugin::DeviceLayer* layer);
+
 }  // namespace vulkan
 }  // namespace modrt
 

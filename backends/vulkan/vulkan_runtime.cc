@@ -12,21 +12,24 @@
 //
 // The runtime's parts, one concern each (backends/webgpu is split the same way):
 // - vulkan_api.h: the entry points, loaded at run time;
-// - vulkan_device: the Workspace, devices, launch slots, buffers, the device API;
+// - vulkan_device: the Workspace, devices, launch slots, buffers, the device
+//   (memory, copies, attributes);
 // - spirv_scan: what a launch reads from a shader's SPIR-V;
 // - vulkan_pipelines: the pipeline cache (one per function and launch shape);
 // - vulkan_descriptors: the descriptor sets that bind a launch's buffers;
 // - vulkan_commands: what a dispatch is, and recording it;
 // - vulkan_submit: launches, copies and timestamps submitted in recycled slots;
-// - vulkan_streams: streams as timelines of submissions to the one queue;
-// - vulkan_graphs: launches captured into one reusable command buffer;
-// - vulkan_device_layer: streams, events, copies and graphs as the device API has them;
+// - vulkan_streams: the queues: streams as timelines of submissions to the one
+//   queue, events, copies on a stream;
+// - vulkan_graphs: the graphs: launches captured into one reusable command buffer;
 // - vulkan_module: the module, whose launch goes through the four above.
 // This file registers them.
 #include "backend_identity.h"
 #include "modrt/plugin/plugin.h"
 #include "vulkan_device.h"
+#include "vulkan_graphs.h"
 #include "vulkan_module.h"
+#include "vulkan_streams.h"
 
 namespace modrt {
 namespace vulkan {
@@ -36,7 +39,11 @@ using namespace ::modrt::plugin;  // NOLINT(build/namespaces)
 
 void InitPlugin() {
   RegisterRuntimeModule(kBackendIdentity, &NewVulkanModule);
-  RegisterDeviceAPI(kBackendIdentity.name, &VulkanDeviceAPIInstance());
+  DeviceLayer layer;
+  layer.device = &VulkanDeviceAPIInstance();
+  AddQueues(&layer);
+  AddGraphs(&layer);
+  RegisterDeviceLayer(kBackendIdentity.name, layer);
   // How many compute pipelines a module has created: launches of one kernel
   // with one launch shape reuse one pipeline.
   RegisterGlobal("vulkan.pipelines_created",

@@ -1,4 +1,5 @@
-// Streams: what the device layer (vulkan_device_layer.h) is made of.
+// Streams: the native queues of the device layer (plugin::Queues, with
+// TimedWaits), their events and the copies on them.
 //
 // A stream is its own sequence of submissions to the device's one queue: its
 // own command pool and recycled slots, and a timeline semaphore whose value
@@ -130,6 +131,13 @@ Stream& DefaultStream(Device& d);
 // The stream a launch on `d` goes to: `native` (the launch's, ModrtKernelArgs),
 // else (null) the device's default stream.
 Stream& StreamOf(void* native, Device& d);
+
+// NotImplementedError naming `what` while `s` captures a graph, which holds
+// only launches and device-to-device copies.
+void RefuseWhileCapturingLocked(Stream& s, const char* what);
+
+// The device layer's queues and timed waits.
+void AddQueues(plugin::DeviceLayer* layer);
 
 }  // namespace vulkan
 }  // namespace modrt

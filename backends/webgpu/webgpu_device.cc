@@ -1,5 +1,5 @@
 // The WebGPU runtime's device (webgpu_device.h): opening wgpu-native's
-// adapter and device, and the DeviceAPI of webgpu(0): attributes, storage
+// adapter and device, and the device of webgpu(0): attributes, storage
 // buffers, copies to and from the host, sync.
 #include "webgpu_device.h"
 
@@ -249,7 +249,7 @@ uint64_t NextBufferId() {
 
 uint64_t RoundUp4(uint64_t n) { return (n + 3) / 4 * 4; }
 
-class WebGpuDeviceAPI final : public DeviceAPI {
+class WebGpuDeviceAPI final : public DeviceAPI, public RangedCopies {
  public:
   int DeviceCount() override { return Workspace::Get().count(); }
   std::string UnavailableReason() override {
@@ -361,7 +361,6 @@ class WebGpuDeviceAPI final : public DeviceAPI {
     ws.Require(t->device.device_id);
     ReadBytes(ws, *static_cast<const Buffer*>(t->data), t->byte_offset, dst, nbytes);
   }
-  bool HasRangedCopy() const override { return true; }
   void CopyRangeFromHost(const void* src, DLTensor* t, size_t offset, size_t nbytes) override {
     Workspace& ws = Workspace::Get();
     ws.Require(t->device.device_id);
@@ -376,54 +375,14 @@ class WebGpuDeviceAPI final : public DeviceAPI {
     // Every stream is the device's one queue (webgpu_queue.h).
     Queue::Get().StreamSynchronize(id, nullptr);
   }
-
-  // The device layer (webgpu_queue.h).
-  bool HasStreams() const override { return true; }
-  void* StreamCreate(int id) override { return Queue::Get().StreamCreate(id); }
-  void StreamDestroy(int id, void* s) override { Queue::Get().StreamDestroy(id, s); }
-  void StreamSynchronize(int id, void* s) override { Queue::Get().StreamSynchronize(id, s); }
-  void* EventRecord(int id, void* s, bool timing) override {
-    return Queue::Get().EventRecord(id, s, timing);
-  }
-  bool EventQuery(int id, void* e) override { return Queue::Get().EventQuery(id, e); }
-  void EventSynchronize(int id, void* e) override { Queue::Get().EventSynchronize(id, e); }
-  double EventElapsedMs(int id, void* start, void* end) override {
-    return Queue::Get().EventElapsedMs(id, start, end);
-  }
-  void EventDestroy(int id, void* e) override { Queue::Get().EventDestroy(id, e); }
-  void StreamWaitEvent(int id, void* s, void* e) override {
-    Queue::Get().StreamWaitEvent(id, s, e);
-  }
-  void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
-                         void* s) override {
-    Queue::Get().CopyFromHostAsync(host, dst, offset, nbytes, s);
-  }
-  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes,
-                       void* s) override {
-    Queue::Get().CopyToHostAsync(src, offset, host, nbytes, s);
-  }
-  void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
-                          size_t nbytes, void* s) override {
-    Queue::Get().CopyDeviceToDevice(src, src_offset, dst, dst_offset, nbytes, s);
-  }
-  bool HasGraphs() const override { return true; }
-  void GraphBegin(int id, void* s) override { Queue::Get().GraphBegin(id, s); }
-  void* GraphEnd(int id, void* s) override { return Queue::Get().GraphEnd(id, s); }
-  void GraphLaunch(int id, void* g, void* s) override { Queue::Get().GraphLaunch(id, g, s); }
-  const char* QueueDescription(int, bool) override {
-    return "the WebGPU device's one queue (every stream is it, in submission order); a graph "
-           "replays as one command buffer, recorded anew when a replay rebinds buffers";
-  }
-  bool HasGraphUpdate() const override { return true; }
-  void GraphUpdate(int id, void* s, void* g) override { Queue::Get().GraphUpdate(id, s, g); }
-  void GraphDestroy(int id, void* g) override { Queue::Get().GraphDestroy(id, g); }
 };
 
 }  // namespace
 
-DeviceAPI* GetDeviceAPI() {
+void AddDevice(DeviceLayer* layer) {
   static WebGpuDeviceAPI api;
-  return &api;
+  layer->device = &api;
+  layer->ranged_copies = &api;
 }
 
 }  // namespace webgpu

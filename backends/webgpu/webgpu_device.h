@@ -2,8 +2,8 @@
 // one instance, the default adapter, one device on it and its queue: modrt
 // device webgpu(0)), the batch of launches being recorded, error scopes, and
 // the storage buffers behind tensors. webgpu_device.cc opens the device and
-// implements the DeviceAPI; webgpu_submit.cc submits the batch; webgpu_module.cc
-// launches on it.
+// implements the device layer's device (plugin::DeviceAPI, RangedCopies);
+// webgpu_submit.cc submits the batch; webgpu_module.cc launches on it.
 #ifndef MODRT_BACKENDS_WEBGPU_WEBGPU_DEVICE_H_
 #define MODRT_BACKENDS_WEBGPU_WEBGPU_DEVICE_H_
 
@@ -263,8 +263,9 @@ struct Buffer {
   uint64_t id = 0;    // unique in the process: bind groups are cached by it, never by address
 };
 
-// The DeviceAPI of webgpu(0) (one for the process), for the plugin to register.
-plugin::DeviceAPI* GetDeviceAPI();
+// The device of webgpu(0) (one for the process: memory, copies, ranged
+// copies, attributes) into the device layer the plugin registers.
+void AddDevice(plugin::DeviceLayer* layer);
 
 }  // namespace webgpu
 }  // namespace modrt

@@ -1,4 +1,5 @@
-// The device layer of webgpu(0) (plugin_api.h's ModrtStreamExtension and
+// The device layer's queues and graphs of webgpu(0) (plugin::Queues and
+// plugin::Graphs, filling plugin_api.h's ModrtStreamExtension and
 // ModrtGraphExtension): streams, events with device timestamps, copies with
 // offsets, and recorded launches.
 //
@@ -134,34 +135,39 @@ class Stream {
   std::unique_ptr<Graph> capture_;
 };
 
-// The device layer of webgpu(0), one for the process.
-class Queue {
+// The device layer's queues and graphs of webgpu(0), one for the process.
+class Queue final : public plugin::Queues, public plugin::Graphs, public plugin::GraphUpdates {
  public:
   static Queue& Get();
 
-  void* StreamCreate(int device_id);
-  void StreamDestroy(int device_id, void* stream);
-  void StreamSynchronize(int device_id, void* stream);
-  void StreamWaitEvent(int device_id, void* stream, void* event);
-  void* EventRecord(int device_id, void* stream, bool timing);
-  bool EventQuery(int device_id, void* event);
-  void EventSynchronize(int device_id, void* event);
-  double EventElapsedMs(int device_id, void* start, void* end);
-  void EventDestroy(int device_id, void* event);
+  void* StreamCreate(int device_id) override;
+  void StreamDestroy(int device_id, void* stream) override;
+  void StreamSynchronize(int device_id, void* stream) override;
+  void StreamWaitEvent(int device_id, void* stream, void* event) override;
+  void* EventRecord(int device_id, void* stream, bool timing) override;
+  bool EventQuery(int device_id, void* event) override;
+  void EventSynchronize(int device_id, void* event) override;
+  double EventElapsedMs(int device_id, void* start, void* end) override;
+  void EventDestroy(int device_id, void* event) override;
 
   void CopyFromHostAsync(const void* host, DLTensor* dst, size_t offset, size_t nbytes,
-                         void* stream);
-  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes, void* stream);
+                         void* stream) override;
+  void CopyToHostAsync(const DLTensor* src, size_t offset, void* host, size_t nbytes,
+                       void* stream) override;
   void CopyDeviceToDevice(const DLTensor* src, size_t src_offset, DLTensor* dst, size_t dst_offset,
-                          size_t nbytes, void* stream);
+                          size_t nbytes, void* stream) override;
+  const char* QueueDescription(int, bool) override {
+    return "the WebGPU device's one queue (every stream is it, in submission order); a graph "
+           "replays as one command buffer, recorded anew when a replay rebinds buffers";
+  }
 
-  void GraphBegin(int device_id, void* stream);
-  void* GraphEnd(int device_id, void* stream);
-  void GraphLaunch(int device_id, void* graph, void* stream);
+  void GraphBegin(int device_id, void* stream) override;
+  void* GraphEnd(int device_id, void* stream) override;
+  void GraphLaunch(int device_id, void* graph, void* stream) override;
   // Ends the capture on `stream` (a rebound replay's launches, recorded
   // anew) and makes `graph` replay that recording from now on.
-  void GraphUpdate(int device_id, void* stream, void* graph);
-  void GraphDestroy(int device_id, void* graph);
+  void GraphUpdate(int device_id, void* stream, void* graph) override;
+  void GraphDestroy(int device_id, void* graph) override;
 
   // A launch encoded one by one (not in a graph), for the counts below.
   void CountLaunch() { launches_.fetch_add(1, std::memory_order_relaxed); }

@@ -19,7 +19,7 @@
 // every uniform of the shader a block of that slot.
 //
 // The parts: webgpu_device.{h,cc} (wgpu-native's adapter, device and queue,
-// buffers, the DeviceAPI), webgpu_submit.cc (the launch batch and its
+// buffers, the device), webgpu_submit.cc (the launch batch and its
 // submission), webgpu_module.{h,cc} (the module and its launches, through
 // webgpu_pipelines.cc, webgpu_bind_groups.cc and webgpu_commands.cc),
 // webgpu_queue.h (streams, events, copies and graphs: webgpu_events.cc,
@@ -47,7 +47,13 @@ void InitPlugin() {
   RegisterRuntimeModule(kBackendIdentity, [](Payload p) -> std::unique_ptr<PayloadModule> {
     return std::make_unique<WebGpuModule>(std::move(p));
   });
-  RegisterDeviceAPI(kBackendIdentity.name, GetDeviceAPI());
+  DeviceLayer layer;
+  AddDevice(&layer);
+  Queue& queue = Queue::Get();
+  layer.queues = &queue;
+  layer.graphs = &queue;
+  layer.graph_updates = &queue;
+  RegisterDeviceLayer(kBackendIdentity.name, layer);
   // The Python hook's candidates for the `wgpu` package's library (a
   // ':'-separated list), before the first device use reads them.
   RegisterGlobal("webgpu.driver_candidates", [](const Args& args, Ret*) {

@@ -2,6 +2,9 @@
 // ModrtDeviceApi), called directly; the registry of device APIs by kind; the
 // core's own cpu device, a C table like any plugin's; and the device.*
 // registry functions.
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -13,10 +16,9 @@ namespace modrt {
 
 namespace {
 
-// The optional tables of ABI 1.1 that this core reads, each used only when
-// complete (every function set). A table may be shorter than this core's
-// struct when it predates later additions (`min_size`); those are read only
-// where its struct_size covers them.
+// The table of `type` on `t`'s chain, or null. One shorter than `min_size`
+// (a later addition's table, say, cut before an entry every plugin fills) is
+// taken as absent.
 template <typename Extension>
 const Extension* FindExtension(const ModrtDeviceApi& t, int32_t type,
                                size_t min_size = sizeof(Extension)) {
@@ -25,9 +27,30 @@ const Extension* FindExtension(const ModrtDeviceApi& t, int32_t type,
   return reinterpret_cast<const Extension*>(e);
 }
 
+// `*whole` = `table` as far as its struct_size reaches, the rest null.
+template <typename Extension>
+const Extension* WholeCopy(const Extension* table, Extension* whole) {
+  if (table == nullptr) return nullptr;
+  std::memcpy(static_cast<void*>(whole), table, std::min(table->base.struct_size, sizeof(*whole)));
+  whole->base.struct_size = sizeof(*whole);
+  return whole;
+}
+
+// Each part present only when every entry it must have is set.
+bool AllSet(std::initializer_list<const void*> entries) {
+  for (const void* f : entries) {
+    if (f == nullptr) return false;
+  }
+  return true;
+}
+template <typename Fn>
+const void* Entry(Fn fn) {
+  return reinterpret_cast<const void*>(fn);
+}
+
 const ModrtRangedCopyExtension* RangedCopy(const ModrtDeviceApi& t) {
   const auto* r = FindExtension<ModrtRangedCopyExtension>(t, kModrtExtensionRangedCopy);
-  return r && r->copy_from_host_range && r->copy_to_host_range ? r : nullptr;
+  return r && AllSet({Entry(r->copy_from_host_range), Entry(r->copy_to_host_range)}) ? r : nullptr;
 }
 
 const ModrtDeviceAttributeExtension* Attributes(const ModrtDeviceApi& t) {
@@ -35,32 +58,26 @@ const ModrtDeviceAttributeExtension* Attributes(const ModrtDeviceApi& t) {
   return a && a->get_attribute ? a : nullptr;
 }
 
-const ModrtStreamExtension* Streams(const ModrtDeviceApi& t) {
+const ModrtStreamExtension* Queues(const ModrtDeviceApi& t) {
   const auto* x = FindExtension<ModrtStreamExtension>(t, kModrtExtensionStreams,
                                                       MODRT_STREAM_EXTENSION_MIN_SIZE);
   if (x == nullptr) return nullptr;
-  const void* fns[] = {reinterpret_cast<const void*>(x->stream_create),
-                       reinterpret_cast<const void*>(x->stream_destroy),
-                       reinterpret_cast<const void*>(x->stream_synchronize),
-                       reinterpret_cast<const void*>(x->event_record),
-                       reinterpret_cast<const void*>(x->event_query),
-                       reinterpret_cast<const void*>(x->event_synchronize),
-                       reinterpret_cast<const void*>(x->event_elapsed_ms),
-                       reinterpret_cast<const void*>(x->event_destroy),
-                       reinterpret_cast<const void*>(x->stream_wait_event),
-                       reinterpret_cast<const void*>(x->copy_from_host_async),
-                       reinterpret_cast<const void*>(x->copy_to_host_async),
-                       reinterpret_cast<const void*>(x->copy_device_to_device)};
-  for (const void* f : fns) {
-    if (f == nullptr) return nullptr;
-  }
-  return x;
+  const bool complete =
+      AllSet({Entry(x->stream_create), Entry(x->stream_destroy), Entry(x->stream_synchronize),
+              Entry(x->event_record), Entry(x->event_query), Entry(x->event_synchronize),
+              Entry(x->event_elapsed_ms), Entry(x->event_destroy), Entry(x->stream_wait_event),
+              Entry(x->copy_from_host_async), Entry(x->copy_to_host_async),
+              Entry(x->copy_device_to_device)});
+  return complete ? x : nullptr;
 }
 
 const ModrtGraphExtension* Graphs(const ModrtDeviceApi& t) {
   const auto* x =
       FindExtension<ModrtGraphExtension>(t, kModrtExtensionGraphs, MODRT_GRAPH_EXTENSION_MIN_SIZE);
-  return x && x->graph_begin && x->graph_end && x->graph_launch && x->graph_destroy ? x : nullptr;
+  return x && AllSet({Entry(x->graph_begin), Entry(x->graph_end), Entry(x->graph_launch),
+                      Entry(x->graph_destroy)})
+             ? x
+             : nullptr;
 }
 
 const ModrtPinnedHostExtension* Pinned(const ModrtDeviceApi& t) {
@@ -91,29 +108,13 @@ void CheckAttrType(ModrtDeviceAttr attr, const ModrtValue& value) {
 
 }  // namespace
 
-DeviceAPI::DeviceAPI(const ModrtDeviceApi& table)
-    : t_(table), ranged_(RangedCopy(t_)), attributes_(Attributes(t_)) {
-  native_.self = t_.self;
-  native_.streams = Streams(t_);
-  native_.graphs = native_.streams ? Graphs(t_) : nullptr;
-  if (const ModrtStreamExtension* x = native_.streams) {
-    if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, stream_adopt)) {
-      native_.stream_adopt = x->stream_adopt;
-    }
-    if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, queue_description)) {
-      native_.queue_description = x->queue_description;
-    }
-    if (MODRT_STRUCT_HAS(ModrtStreamExtension, &x->base, stream_wait_for)) {
-      native_.stream_wait_for = x->stream_wait_for;
-    }
-  }
-  if (const ModrtGraphExtension* x = native_.graphs) {
-    if (MODRT_STRUCT_HAS(ModrtGraphExtension, &x->base, graph_update)) {
-      native_.graph_update = x->graph_update;
-    }
-  }
-  pinned_.self = t_.self;
-  pinned_.ext = Pinned(t_);
+DeviceAPI::DeviceAPI(const ModrtDeviceApi& table) : t_(table) {
+  layer_.self = t_.self;
+  layer_.ranged_copies = RangedCopy(t_);
+  layer_.attributes = Attributes(t_);
+  layer_.queues = WholeCopy(Queues(t_), &queues_);
+  layer_.graphs = layer_.queues ? WholeCopy(Graphs(t_), &graphs_) : nullptr;
+  layer_.pinned_host = Pinned(t_);
 }
 
 int DeviceAPI::DeviceCount() const {
@@ -145,8 +146,8 @@ void DeviceAPI::GetAttr(int device_id, std::string_view name, Ret* ret) const {
 void DeviceAPI::GetAttr(int device_id, ModrtDeviceAttr attr, Ret* ret) const {
   ModrtValue value{};
   value.type_code = kModrtNone;
-  if (attributes_ != nullptr) {
-    CheckTableCall(attributes_->get_attribute(t_.self, device_id, attr, &value));
+  if (layer_.attributes != nullptr) {
+    CheckTableCall(layer_.attributes->get_attribute(t_.self, device_id, attr, &value));
   } else {  // ABI 1.0: by the attribute's name
     CheckTableCall(t_.get_attr(t_.self, device_id, ModrtDeviceAttrInfoOf(attr)->name, &value));
   }
@@ -175,19 +176,15 @@ void DeviceAPI::CopyToHost(const DLTensor* tensor, void* dst, size_t nbytes) con
 void DeviceAPI::Sync(int device_id) const { CheckTableCall(t_.sync(t_.self, device_id)); }
 
 bool DeviceAPI::CopyRange(const void* src, DLTensor* dst, size_t offset, size_t nbytes) const {
-  if (ranged_ == nullptr) return false;
-  CheckTableCall(ranged_->copy_from_host_range(t_.self, src, dst, offset, nbytes));
+  if (layer_.ranged_copies == nullptr) return false;
+  CheckTableCall(layer_.ranged_copies->copy_from_host_range(t_.self, src, dst, offset, nbytes));
   return true;
 }
 
 bool DeviceAPI::CopyRange(const DLTensor* src, size_t offset, void* dst, size_t nbytes) const {
-  if (ranged_ == nullptr) return false;
-  CheckTableCall(ranged_->copy_to_host_range(t_.self, src, offset, dst, nbytes));
+  if (layer_.ranged_copies == nullptr) return false;
+  CheckTableCall(layer_.ranged_copies->copy_to_host_range(t_.self, src, offset, dst, nbytes));
   return true;
 }
-
-const NativeQueues* NativeQueuesOf(DeviceAPI* api) { return api->native(); }
-
-const PinnedHost* PinnedHostOf(DeviceAPI* api) { return api->pinned(); }
 
 }  // namespace modrt

@@ -22,11 +22,6 @@ void SetTypedError(int32_t code, const char* message);
 int32_t LastErrorCode();
 const char* LastErrorMessage();
 
-// The native queues of a device API (device.h); null when it has none.
-const NativeQueues* NativeQueuesOf(DeviceAPI* api);
-// A device API's pinned host memory (ModrtPinnedHostExtension), or null.
-const PinnedHost* PinnedHostOf(DeviceAPI* api);
-
 // A call into a C table (a plugin's, or the core's cpu device) failed:
 // throws the error it reported.
 inline void CheckTableCall(int status) {

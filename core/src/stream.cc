@@ -94,8 +94,10 @@ namespace {
 // stream extension on its own queues, any other on its one queue.
 std::unique_ptr<StreamMode> ModeFor(DLDevice device, DeviceAPI* api, bool is_default,
                                     const uint64_t* external) {
-  const NativeQueues* queues = device.device_type == kDLCPU ? nullptr : NativeQueuesOf(api);
-  if (queues != nullptr) return NativeQueueMode(device, queues, is_default, external);
+  const DeviceLayerTables& layer = api->layer();
+  if (device.device_type != kDLCPU && layer.queues != nullptr) {
+    return std::make_unique<NativeQueue>(device, &layer, is_default, external);
+  }
   if (external != nullptr) {
     Fail("ValueError", DeviceName(device),
          " cannot adopt another library's stream: its backend has no native streams");
@@ -219,8 +221,7 @@ uint64_t StreamState::FirstPendingEpoch() const {
 
 std::shared_ptr<NativeEvent> StreamState::RecordNativeEvent(uint64_t* seq) {
   std::unique_lock lock(mu_);
-  std::shared_ptr<NativeEvent> event =
-      NativeEvent::Record(mode_->queues(), device_.device_id, mode_->queue());
+  std::shared_ptr<NativeEvent> event = mode_->native()->RecordEvent();
   *seq = submitted_;
   return event;
 }

@@ -15,7 +15,7 @@
 //   ModrtStreamExtension): the stream is one of the backend's own queues
 //   (stream_create; the device's default stream is the plugin's default
 //   queue, NULL). Launches and async copies are submitted there on the
-//   caller's thread (the plugin asks core->current_stream which), events are
+//   caller's thread (the launch's arguments name the queue), events are
 //   the backend's (event_record, with device timestamps), and the worker
 //   thread runs the blocking stream_synchronize / event_synchronize.
 // A failure on the worker (a host kernel's error, a failed device sync)
@@ -63,36 +63,6 @@ struct LaunchRecord {
   std::string Describe() const;
 };
 
-// A backend's event (event_record), destroyed with its last holder.
-struct NativeEvent {
-  NativeEvent(const NativeQueues* queues, int32_t device_id, void* handle)
-      : queues(queues), device_id(device_id), handle(handle) {}
-  NativeEvent(const NativeEvent&) = delete;
-  NativeEvent& operator=(const NativeEvent&) = delete;
-  ~NativeEvent();
-  // An event after everything submitted so far to `queue`, with device timing.
-  static std::shared_ptr<NativeEvent> Record(const NativeQueues* queues, int32_t device_id,
-                                             void* queue);
-  bool Done() const;         // event_query
-  void Synchronize() const;  // event_synchronize (blocking)
-  const NativeQueues* const queues;
-  const int32_t device_id;
-  void* const handle;
-};
-
-// A backend's recorded graph (graph_end), destroyed with its last holder: the
-// graph object, and each pending replay of it.
-struct NativeGraph {
-  NativeGraph(const NativeQueues* queues, int32_t device_id, void* handle)
-      : queues(queues), device_id(device_id), handle(handle) {}
-  NativeGraph(const NativeGraph&) = delete;
-  NativeGraph& operator=(const NativeGraph&) = delete;
-  ~NativeGraph();
-  const NativeQueues* const queues;
-  const int32_t device_id;
-  void* const handle;
-};
-
 // A launch's record from its function's description and call arguments
 // (the launch parameters trail the kernel arguments, in tag order).
 LaunchRecord RecordOf(const FunctionInfo& info, const Args& args);
@@ -127,8 +97,9 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   const StreamMode& mode() const { return *mode_; }
   // cpu: launches run on the worker. Elsewhere they run on the caller's thread.
   bool host_executes() const { return mode_->runs_launches(); }
-  // The backend's queues, when its device API has the stream extension.
-  const NativeQueues* native() const { return mode_->queues(); }
+  // The backend's own queue this stream is (native queue mode), or null:
+  // every call of the backend's queue and graph tables goes through it.
+  const NativeQueue* native() const { return mode_->native(); }
   // This stream's native queue (NULL: the plugin's default queue).
   void* native_stream() const { return mode_->queue(); }
   // The native queue is another library's (Stream.from_external).

@@ -149,9 +149,7 @@ MODRT_STATIC_INIT([] {
     if (s.native() != nullptr && e->native() != nullptr &&
         SameDevice(e->stream().device(), s.device())) {
       // On the device: the backend's queue waits for the backend's event.
-      const NativeQueues* q = s.native();
-      return CheckNative(q->streams->stream_wait_event(q->self, s.device().device_id,
-                                                       s.native_stream(), e->native()->handle));
+      return s.native()->WaitEvent(*e->native());
     }
     // A backend's launches on one device share its in-order queue (emulated streams).
     if (s.native() == nullptr && !e->stream().host_executes() &&
@@ -194,11 +192,7 @@ MODRT_STATIC_INIT([] {
           !SameDevice(end->stream().device(), start->stream().device())) {
         Fail("ValueError", "elapsed_ms compares two events recorded on one device");
       }
-      const NativeQueues* q = end->stream().native();
-      double ms = 0;
-      CheckNative(q->streams->event_elapsed_ms(q->self, end->stream().device().device_id,
-                                               start->native()->handle, end->native()->handle,
-                                               &ms));
+      const double ms = end->stream().native()->ElapsedMs(*start->native(), *end->native());
       if (std::isnan(ms)) {
         Fail("RuntimeError", "elapsed_ms: ", DeviceName(end->stream().device()),
              " gave no time for these events");

@@ -68,10 +68,8 @@ MODRT_STATIC_INIT([] {
       src = staging->data();
       hold = std::move(staging);
     }
-    const NativeQueues* q = s.native();
     s.Throttle(0);
-    CheckNative(q->streams->copy_from_host_async(
-        q->self, src, t->dl(), static_cast<size_t>(a.Int(4)), n, s.native_stream()));
+    s.native()->CopyFromHost(src, t->dl(), static_cast<size_t>(a.Int(4)), n);
     s.NoteLaunch(CopyRecord("copy to the device", n), 0, std::move(hold));
   });
   // tensor.copy_to_host_async(tensor, stream, host, nbytes, offset): into
@@ -104,10 +102,8 @@ MODRT_STATIC_INIT([] {
              DeviceName(s.device()), " (modrt.pinned_empty); copy into a cpu tensor instead");
       }
     }
-    const NativeQueues* q = s.native();
     s.Throttle(0);
-    CheckNative(q->streams->copy_to_host_async(q->self, t->dl(), static_cast<size_t>(a.Int(4)), dst,
-                                               n, s.native_stream()));
+    s.native()->CopyToHost(t->dl(), static_cast<size_t>(a.Int(4)), dst, n);
     s.NoteLaunch(CopyRecord("copy to the host", n), 0, std::move(hold));
   });
   // tensor.copy_device_async(dst, src, stream): both on the stream's device.
@@ -126,11 +122,9 @@ MODRT_STATIC_INIT([] {
            dst->nbytes());
     }
     if (SameBytes(dst, src)) return;  // a tensor copied onto itself
-    const NativeQueues* q = s.native();
     const size_t n = dst->nbytes();
     s.Throttle(n);
-    CheckNative(q->streams->copy_device_to_device(q->self, src->dl(), 0, dst->dl(), 0, n,
-                                                  s.native_stream()));
+    s.native()->CopyDeviceToDevice(src->dl(), dst->dl(), n);
     s.NoteLaunch(CopyRecord("device-to-device copy", n), n);
   });
 });

@@ -39,14 +39,14 @@ void GraphObj::Record(const FunctionObj* function, const FunctionInfo* info, con
 }
 
 void GraphObj::BeginNative(StreamState& stream) {
-  const NativeQueues* q = stream.native();
-  if (q == nullptr || q->graphs == nullptr) {
+  const NativeQueue* q = stream.native();
+  if (q == nullptr || !q->records_graphs()) {
     why_not_native_ = "this backend does not record graphs itself (no graph extension)";
     return;
   }
   // A backend that cannot capture on this stream leaves the recording to the
   // core's list (Graph.native says which, Graph.why_not_native why).
-  if (q->graphs->graph_begin(q->self, device_.device_id, stream.native_stream()) != 0) {
+  if (!q->BeginCapture()) {
     why_not_native_ = StrCat("the backend could not capture on this stream: ", LastErrorMessage());
     return;
   }
@@ -56,19 +56,10 @@ void GraphObj::BeginNative(StreamState& stream) {
 void GraphObj::EndNative() {
   StreamState* stream = std::exchange(native_capture_, nullptr);
   if (stream == nullptr) return;
-  const NativeQueues* q = stream->native();
-  void* handle = nullptr;
-  const int status =
-      q->graphs->graph_end(q->self, device_.device_id, stream->native_stream(), &handle);
-  if (status != 0 || handle == nullptr) {  // abandoned: the list replays
-    if (why_not_native_.empty()) {
-      why_not_native_ = status != 0
-                            ? StrCat("the backend could not end its capture: ", LastErrorMessage())
-                            : "the backend recorded no graph";
-    }
-    return;
-  }
-  native_graph_ = std::make_shared<NativeGraph>(q, device_.device_id, handle);
+  std::string why;
+  native_graph_ = stream->native()->EndCapture(&why);
+  // Abandoned: the list replays.
+  if (native_graph_ == nullptr && why_not_native_.empty()) why_not_native_ = std::move(why);
   if (native_failed_) native_graph_.reset();
 }
 
@@ -133,14 +124,13 @@ void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
   if (std::any_of(launches_.begin(), launches_.end(), [](const Launch& l) { return l.checked; })) {
     return RunList(stream, bindings, /*check=*/true);
   }
-  if (native_graph_ != nullptr && stream->native() == native_graph_->queues && !launches_.empty()) {
+  if (native_graph_ != nullptr && stream->native() != nullptr &&
+      stream->native()->layer() == native_graph_->layer && !launches_.empty()) {
     // The backend's graph runs with the buffers it was last recorded with:
     // other bindings re-record it first (graph_update), or replay the list.
     if (!SameBindings(bindings) && !Rerecord(stream, bindings)) return RunList(stream, bindings);
-    const NativeQueues* q = native_graph_->queues;
     stream->Throttle(0);
-    CheckNative(q->graphs->graph_launch(q->self, device_.device_id, native_graph_->handle,
-                                        stream->native_stream()));
+    stream->native()->Launch(*native_graph_);
     LaunchRecord record;
     const Launch& first = launches_.front();
     record =
@@ -161,17 +151,12 @@ bool GraphObj::SameBindings(const Bindings& bindings) const {
 }
 
 bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindings& bindings) {
-  const NativeQueues* q = native_graph_->queues;
-  if (q->graph_update == nullptr) return false;
-  const int32_t id = device_.device_id;
-  if (q->graphs->graph_begin(q->self, id, stream->native_stream()) != 0) return false;
+  const NativeQueue* q = stream->native();
+  if (!q->updates_graphs()) return false;
+  if (!q->BeginCapture()) return false;
   // The launches reach the plugin, which records them; the list is unchanged.
   if (!stream->set_capture(this)) {  // another thread began a capture on it meanwhile
-    void* abandoned = nullptr;
-    if (q->graphs->graph_end(q->self, id, stream->native_stream(), &abandoned) == 0 &&
-        abandoned != nullptr) {
-      q->graphs->graph_destroy(q->self, id, abandoned);
-    }
+    q->AbandonCapture();
     stream->RefuseCaptureElsewhere("graph.replay");
   }
   native_capture_ = stream.get();
@@ -197,16 +182,10 @@ bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindin
   }
   if (!recorded || native_failed_) {
     // The capture is ended and its graph dropped; the list replays instead.
-    void* abandoned = nullptr;
-    if (q->graphs->graph_end(q->self, id, stream->native_stream(), &abandoned) == 0 &&
-        abandoned != nullptr) {
-      q->graphs->graph_destroy(q->self, id, abandoned);
-    }
+    q->AbandonCapture();
     return false;
   }
-  if (q->graph_update(q->self, id, stream->native_stream(), native_graph_->handle) != 0) {
-    return false;
-  }
+  if (!q->EndCaptureInto(*native_graph_)) return false;
   native_bindings_.clear();
   for (const auto& [from, to] : bindings) native_bindings_.emplace_back(from, to);
   return true;

@@ -26,13 +26,14 @@ constexpr int32_t kModrtObjPinned = 19;
 constexpr size_t kPinnedAlignment = 4096;
 
 struct PinnedBlock {
-  PinnedBlock(DLDevice device, const PinnedHost* host, void* ptr, size_t nbytes)
+  PinnedBlock(DLDevice device, const DeviceLayerTables* host, void* ptr, size_t nbytes)
       : device(device), host(host), ptr(ptr), nbytes(nbytes) {}
   PinnedBlock(const PinnedBlock&) = delete;
   PinnedBlock& operator=(const PinnedBlock&) = delete;
   ~PinnedBlock();
   const DLDevice device;
-  const PinnedHost* const host;  // null: plain host memory (std::free)
+  // The backend's tables, with pinned_host; null: plain host memory (std::free).
+  const DeviceLayerTables* const host;
   void* const ptr;
   const size_t nbytes;
 };
@@ -59,7 +60,7 @@ PinnedBlock::~PinnedBlock() {
     r.blocks.erase(reinterpret_cast<uintptr_t>(ptr));
   }
   // In a forked child the driver's memory is the parent's: left alone.
-  if (!InForkedChild()) host->ext->host_free(host->self, device.device_id, ptr);
+  if (!InForkedChild()) host->pinned_host->host_free(host->self, device.device_id, ptr);
 }
 
 class PinnedObj final : public Object {
@@ -87,21 +88,22 @@ void* AlignedHostMemory(size_t nbytes) {
 }
 
 // What pinned memory is on `device`'s backend ("" when it has none).
-std::string PinnedKind(DLDevice device, const PinnedHost** host) {
+std::string PinnedKind(DLDevice device, const DeviceLayerTables** host) {
   DeviceAPI* api = GetExistingDeviceAPI(device);
-  *host = device.device_type == kDLCPU ? nullptr : PinnedHostOf(api);
+  const DeviceLayerTables& layer = api->layer();
+  *host = device.device_type == kDLCPU || layer.pinned_host == nullptr ? nullptr : &layer;
   if (device.device_type == kDLCPU) {
     return "aligned host memory (the cpu device reads and writes host memory in place)";
   }
   if (*host == nullptr) return "";
-  const char* d = (*host)->ext->description;
+  const char* d = (*host)->pinned_host->description;
   return d != nullptr && *d != '\0' ? d : "page-locked host memory";
 }
 
 Ref<Object> AllocPinned(DLDevice device, int64_t nbytes) {
   if (nbytes < 0) Fail("ValueError", "cannot allocate ", nbytes, " bytes");
   const auto n = static_cast<size_t>(nbytes);
-  const PinnedHost* host = nullptr;
+  const DeviceLayerTables* host = nullptr;
   std::string kind = PinnedKind(device, &host);
   if (host == nullptr) {
     const bool in_place = device.device_type == kDLCPU;
@@ -113,7 +115,8 @@ Ref<Object> AllocPinned(DLDevice device, int64_t nbytes) {
     return MakeObject<PinnedObj>(std::move(block), in_place, std::move(kind));
   }
   void* ptr = nullptr;
-  CheckNative(host->ext->host_alloc(host->self, device.device_id, std::max<size_t>(n, 1), &ptr));
+  CheckNative(
+      host->pinned_host->host_alloc(host->self, device.device_id, std::max<size_t>(n, 1), &ptr));
   auto block = std::make_shared<PinnedBlock>(device, host, ptr, n);
   {
     PinnedRegistry& r = Registry();
@@ -178,7 +181,7 @@ MODRT_STATIC_INIT([] {
   // device.pinned_memory(device): what pinned memory is there ("" when none).
   RegisterGlobal("device.pinned_memory", [](const Args& a, Ret* r) {
     a.ExpectCount(1, "device.pinned_memory");
-    const PinnedHost* host = nullptr;
+    const DeviceLayerTables* host = nullptr;
     r->SetStr(PinnedKind(a.Device(0), &host));
   });
 });

@@ -2,10 +2,10 @@
 // graph extensions) for the core's tests where no such driver is present:
 // device kind "streamsim" on DLPack's kDLOneAPI, one device whose memory is
 // host memory and whose queues are threads. Built against modrt's plugin
-// headers only, through the C++ virtuals of plugin.h. A launch goes down once
-// (plugin ABI 1.2): the core packs the arguments with the launch's queue and
-// whether it captures; its buffers are addresses, taken at a byte offset
-// (ABI 1.3, addressable_buffers).
+// headers only, through the device layer's interfaces (device.h: the device,
+// queues, graphs). A launch goes down once (plugin ABI 1.2): the core packs
+// the arguments with the launch's queue and whether it captures; its buffers
+// are addresses, taken at a byte offset (ABI 1.3, addressable_buffers).
 //
 // Kernels (payload format "sim"): fill(int32* out, int32 value, int32 n)
 // writes out[i] = value + i; fault(int32* out) fails on the device, as an
@@ -142,8 +142,11 @@ class SimDeviceAPI final : public DeviceAPI {
     std::memcpy(dst, Bytes(t, 0), nbytes);
   }
   void Sync(int) override { DefaultQueue().Synchronize(); }
+};
 
-  bool HasStreams() const override { return true; }
+// Queues without foreign streams or timed waits: the core's worker waits.
+class SimQueues final : public Queues {
+ public:
   void* StreamCreate(int) override { return std::make_unique<Queue>().release(); }
   void StreamDestroy(int, void* stream) override {
     std::unique_ptr<Queue> owned(static_cast<Queue*>(stream));
@@ -191,8 +194,13 @@ class SimDeviceAPI final : public DeviceAPI {
     char* to = Bytes(dst, dst_offset);
     QueueOf(stream).Submit([from, to, nbytes] { std::memmove(to, from, nbytes); });
   }
+  const char* QueueDescription(int, bool) override { return nullptr; }  // the core's words
+};
 
-  bool HasGraphs() const override { return true; }
+// Graphs without in-place updates: a replay that rebinds buffers runs the
+// core's list.
+class SimGraphs final : public Graphs {
+ public:
   void GraphBegin(int, void* stream) override {
     Queue& q = QueueOf(stream);
     if (q.recording_ != nullptr) Fail("RuntimeError", "this queue is already recording");
@@ -254,8 +262,14 @@ void Init() {
   RegisterRuntimeModule(identity, [](Payload p) -> std::unique_ptr<PayloadModule> {
     return std::make_unique<SimModule>(std::move(p));
   });
-  static SimDeviceAPI api;
-  RegisterDeviceAPI("streamsim", &api);
+  static SimDeviceAPI device;
+  static SimQueues queues;
+  static SimGraphs graphs;
+  DeviceLayer layer;
+  layer.device = &device;
+  layer.queues = &queues;
+  layer.graphs = &graphs;
+  RegisterDeviceLayer("streamsim", layer);
   RegisterGlobal("streamsim.counters", [](const Args&, Ret* ret) {
     ret->SetStr(StrCat("kernels=", kernels_run.load(), " graph_launches=", graph_launches.load()));
   });

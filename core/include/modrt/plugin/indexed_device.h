@@ -1,10 +1,10 @@
-// The device API of an indexed driver (driver.h: devices 0..count-1, memory
-// addressed by device pointers, a current device per thread) whose queues are
-// streams, like the CUDA driver API and HIP: memory, copies, streams, events
-// with device timing, async and device-to-device copies, page-locked host
-// memory, foreign streams and graphs by stream capture, written once over a
-// small traits struct that names the driver's entry points (header-only,
-// plugin side, like driver.h).
+// The device layer (device.h) of an indexed driver (driver.h: devices
+// 0..count-1, memory addressed by device pointers, a current device per
+// thread) whose queues are streams, like the CUDA driver API and HIP: memory,
+// copies, streams, events with device timing, async and device-to-device
+// copies, page-locked host memory, foreign streams and graphs by stream
+// capture, written once over a small traits struct that names the driver's
+// entry points (header-only, plugin side, like driver.h).
 //
 // `T`, the driver's traits:
 //   using Driver = ...;  the runtime's LazyDriverState, with Get(), count(),
@@ -64,8 +64,15 @@ constexpr DriverCall<Api, Fn> MakeDriverCall(Fn Api::* entry, const char* name) 
 // MODRT_DRIVER_CALL(CuApi, cuStreamCreate): the member, named as spelled.
 #define MODRT_DRIVER_CALL(api, member) ::modrt::plugin::MakeDriverCall(&api::member, #member)
 
+// Every part of the device layer (device.h) at once; Layer() hands them out.
 template <typename T>
-class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
+class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver>,
+                               public RangedCopies,
+                               public Queues,
+                               public ForeignStreams,
+                               public Graphs,
+                               public GraphUpdates,
+                               public PinnedHost {
  public:
   using Driver = typename T::Driver;
   using Stream = typename T::Stream;
@@ -97,7 +104,6 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   }
   void Sync(int id) override { Call(Active(id), T::kSynchronize, StrCat(" on ", Device(id))); }
 
-  bool HasRangedCopy() const override { return true; }
   void CopyRangeFromHost(const void* src, DLTensor* t, size_t offset, size_t nbytes) override {
     if (nbytes == 0) return;
     Driver& d = Active(t->device.device_id);
@@ -114,7 +120,6 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   }
 
   // --- streams and events ---
-  bool HasStreams() const override { return true; }
   void* StreamCreate(int id) override {
     Stream stream{};
     Call(Active(id), T::kStreamCreate, StrCat(" on ", Device(id)), &stream, T::kStreamFlags);
@@ -179,7 +184,6 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
 
   // A stream made by another library (PyTorch, CuPy): the handle is the
   // stream; its maker destroys it.
-  bool HasStreamAdopt() const override { return true; }
   void* StreamAdopt(int id, uint64_t external) override {
     Active(id);
     return reinterpret_cast<void*>(static_cast<uintptr_t>(external));
@@ -189,7 +193,6 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   }
 
   // --- pinned host memory ---
-  bool HasPinnedHost() const override { return true; }
   void* PinnedHostAlloc(int id, size_t nbytes) override {
     void* ptr = nullptr;
     Call(Active(id), T::kHostAlloc, StrCat(" of ", nbytes, " bytes of pinned host memory"), &ptr,
@@ -200,7 +203,6 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   const char* PinnedHostDescription() const override { return T::kPinnedHost; }
 
   // --- graphs: stream capture ---
-  bool HasGraphs() const override { return true; }
   void GraphBegin(int id, void* stream) override {
     // The default stream cannot be captured, nor any stream where the driver
     // lacks graphs: the core then keeps its own list of the launches
@@ -231,7 +233,6 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   // A rebound replay: the capture of its launches updates the executable
   // graph's kernel parameters in place (the topology is the same
   // launches'). Launches of it already submitted keep their old ones.
-  bool HasGraphUpdate() const override { return true; }
   void GraphUpdate(int id, void* stream, void* graph) override {
     Driver& d = Active(id);
     typename T::Graph captured = EndCapture(d, stream);
@@ -241,6 +242,19 @@ class IndexedDeviceAPI final : public DriverDeviceAPI<typename T::Driver> {
   }
   void GraphDestroy(int id, void* graph) override {
     Call(Active(id), T::kGraphExecDestroy, "", AsExec(graph));
+  }
+
+  // Every part but timed waits: the driver's stream wait takes no timeout.
+  DeviceLayer Layer() {
+    DeviceLayer layer;
+    layer.device = this;
+    layer.ranged_copies = this;
+    layer.queues = this;
+    layer.foreign_streams = this;
+    layer.graphs = this;
+    layer.graph_updates = this;
+    layer.pinned_host = this;
+    return layer;
   }
 
  private:

@@ -14,7 +14,7 @@
 
 #include "modrt/abi/plugin_api.h"
 #include "modrt/plugin/common.h"
-#include "modrt/plugin/device.h"
+#include "modrt/plugin/device_registration.h"
 #include "modrt/plugin/errors.h"
 #include "modrt/plugin/export.h"
 #include "modrt/plugin/module.h"

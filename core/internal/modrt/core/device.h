@@ -12,26 +12,20 @@
 
 namespace modrt {
 
-// A device API's native queues (plugin_api.h: ModrtStreamExtension, and
-// ModrtGraphExtension when it records graphs). Absent when the device API
-// has no stream extension (the cpu, a plugin of ABI 1.0): the core then
-// emulates streams (stream.h).
-struct NativeQueues {
-  void* self;
-  const ModrtStreamExtension* streams;
-  const ModrtGraphExtension* graphs;  // null when the plugin records no graphs
-  // The later ABI 1.1 entries (plugin_api.h), null when the plugin has none.
-  int (*stream_adopt)(void* self, int32_t device_id, uint64_t external, void** out);
-  const char* (*queue_description)(void* self, int32_t device_id, int32_t is_default);
-  int (*stream_wait_for)(void* self, int32_t device_id, void* stream, double timeout_s,
-                         int32_t* done);
-  int (*graph_update)(void* self, int32_t device_id, void* stream, void* graph);
-};
-
-// A device API's page-locked host memory (ModrtPinnedHostExtension).
-struct PinnedHost {
-  void* self;
-  const ModrtPinnedHostExtension* ext;
+// The optional parts of a device API's layer as this core reads them
+// (plugin_api.h, device_extensions.h): each the table its plugin chained,
+// read as far as its struct_size reaches (an entry it does not reach is
+// null, as is one the plugin left null), and itself null when the part is
+// absent: a table the plugin did not chain, or one missing an entry it must
+// have. The native streams are present with `queues` (the cpu and a plugin
+// of ABI 1.0 have none: the core emulates them, stream.h).
+struct DeviceLayerTables {
+  void* self = nullptr;  // passed back to every call
+  const ModrtRangedCopyExtension* ranged_copies = nullptr;
+  const ModrtDeviceAttributeExtension* attributes = nullptr;
+  const ModrtStreamExtension* queues = nullptr;
+  const ModrtGraphExtension* graphs = nullptr;  // only with queues
+  const ModrtPinnedHostExtension* pinned_host = nullptr;
 };
 
 // One device family (cpu, cuda, opencl, ...) as the core holds it: the C
@@ -65,19 +59,16 @@ class MODRT_API DeviceAPI {
   // false when this API has none (the core then stages through host memory).
   bool CopyRange(const void* src, DLTensor* dst, size_t offset, size_t nbytes) const;
   bool CopyRange(const DLTensor* src, size_t offset, void* dst, size_t nbytes) const;
-  // Null when the table has no (complete) stream extension.
-  const NativeQueues* native() const { return native_.streams ? &native_ : nullptr; }
-  // Null when the table has no (complete) pinned host extension.
-  const PinnedHost* pinned() const { return pinned_.ext ? &pinned_ : nullptr; }
-  // Whether the table answers well-known attributes by enum.
-  bool typed_attributes() const { return attributes_ != nullptr; }
+  // The optional parts present (null tables: absent).
+  const DeviceLayerTables& layer() const { return layer_; }
 
  private:
   const ModrtDeviceApi t_;
-  const ModrtRangedCopyExtension* const ranged_;
-  const ModrtDeviceAttributeExtension* const attributes_;
-  NativeQueues native_{};
-  PinnedHost pinned_{};
+  // Whole copies of the tables `layer_` points to that may be shorter than
+  // this core's struct (later entries null).
+  ModrtStreamExtension queues_{};
+  ModrtGraphExtension graphs_{};
+  DeviceLayerTables layer_;
 };
 
 // Registers `device_api.<kind>` for a copy of `table` (its `self` must
