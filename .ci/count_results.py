@@ -1,8 +1,9 @@
 """Counts test results of one `bazel test` run: prints "passed failed skipped".
 
 Each test target that Bazel reports in the log is counted by the pytest cases
-in its test.xml; a target that failed without one counts as one failure, and
-a target Bazel skipped (incompatible with the selected runtimes) as one skip.
+in its test.xml (a sharded target: in each shard's); a target that failed
+without one counts as one failure, and a target Bazel skipped (incompatible
+with the selected runtimes) as one skip.
 
 `count_results.py --junit FILE STATUS` counts one pytest JUnit file instead
 (tools/wheel_smoke.sh's); a missing or unreadable file, or a non-zero STATUS
@@ -44,9 +45,11 @@ def main(log: str, testlogs: str) -> None:
             skipped += 1
             continue
         package, _, name = label[2:].partition(":")
-        xml_path = Path(testlogs, package, name, "test.xml")
+        target_logs = Path(testlogs, package, name)
+        # A sharded test (shard_count) has one test.xml per shard.
+        xml_paths = sorted(target_logs.glob("shard_*_of_*/test.xml")) or [target_logs / "test.xml"]
         try:
-            p, f, s = cases(xml_path)
+            p, f, s = (sum(counts) for counts in zip(*(cases(xml_path) for xml_path in xml_paths)))
         except (OSError, ET.ParseError):
             p, f, s = 0, 1, 0
         if result != "PASSED" and f == 0:

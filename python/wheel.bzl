@@ -29,22 +29,33 @@ MODRT_VERSION = "1.0.0"
 BACKEND_WHEELS = ["//backends/%s:wheel" % b for b in BACKENDS]
 
 _PORTABLE = "//tools/gpu:build_portable"
+_RUNTIMES = "//backends:runtimes"
 _BACKEND_FLAGS = ["//backends:%s" % b for b in BACKENDS]
 
 def _wheel_transition_impl(settings, attr):
     # Optimized, like any release wheel (a fastbuild core makes each call
     # from Python about twice as slow).
     out = {_PORTABLE: True, "//command_line_option:compilation_mode": "opt"}
+
+    # The modrt wheel bundles what the command line selected.
     for flag in _BACKEND_FLAGS:
-        # A backend wheel carries its runtime whatever the flags: all of them
-        # are on, so that every backend wheel shares one configuration. The
-        # modrt wheel bundles what the command line selected.
-        out[flag] = "on" if attr.backend else settings[flag]
+        out[flag] = settings[flag]
+
+    # A backend wheel carries its runtime whatever the flags. Where the
+    # command line selects it (its flag on, or --config=all-runtimes), the
+    # wheel keeps the modrt wheel's configuration, so the runtime DSO is
+    # compiled once for both wheels. Otherwise every flag is turned on: the
+    # backend wheels not selected share one configuration.
+    if attr.backend:
+        own = "//backends:" + attr.backend
+        if not (settings[own] == "on" or (settings[own] == "auto" and settings[_RUNTIMES] == "all")):
+            for flag in _BACKEND_FLAGS:
+                out[flag] = "on"
     return out
 
 _wheel_transition = transition(
     implementation = _wheel_transition_impl,
-    inputs = _BACKEND_FLAGS,
+    inputs = [_RUNTIMES] + _BACKEND_FLAGS,
     outputs = [_PORTABLE, "//command_line_option:compilation_mode"] + _BACKEND_FLAGS,
 )
 
