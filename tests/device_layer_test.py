@@ -113,6 +113,27 @@ def test_graph_replays_with_rebound_buffers(kind, mod):
         g.replay({a: modrt.empty((7,), "float32", dev)})
 
 
+def test_a_rebound_replay_leaves_the_captured_buffers_alone(kind, mod):
+    """A replay that rebinds the input and the output, before any replay as
+    captured, writes its own output only; the replay as captured after it
+    writes the captured one."""
+    dev = modrt.device(kind)
+    x, y, a, b = inputs(dev)
+    t = modrt.tensor(np.zeros(300, "float32"), dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, kind, a, b, t, 300)
+        vadd(mod, kind, t, b, c, 300)  # c = a + 2 b
+    ones = modrt.tensor(np.ones(300, "float32"), dev)
+    out = modrt.tensor(np.zeros(300, "float32"), dev)
+    g.replay({a: ones, c: out})
+    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), 1 + 2 * y, rtol=1e-5, atol=1e-6)
+    assert not c.numpy().any(), "the rebound replay must not write the captured buffer"
+    g.replay()
+    np.testing.assert_allclose(c.numpy(stream=s, timeout=60), x + 2 * y, rtol=1e-5, atol=1e-6)
+
+
 def test_a_rebinding_is_one_simultaneous_substitution(kind, mod):
     """g.replay(bindings) looks each captured argument up once: {x: z, z: x}
     swaps (it wrote x = 11, applying x->z then z->x), a cycle rotates, and a

@@ -46,10 +46,14 @@ def vadd(mod: Any, kind: str, a: Any, b: Any, c: Any, n: int = N, **stream: Any)
     mod["vadd"](a, b, c, n, *launch_params(kind, n), **stream)
 
 
-def submission_counts(kind: str) -> Callable[[Any], dict[str, int]] | None:
+def submission_counts(kind: str) -> Callable[[Any], dict[str, int]]:
     """The backend's counts of what it submitted (modrt.backend.<kind>.submission_counts:
-    launches one by one, graph recordings, graph replays), or None where it counts none."""
-    return getattr(importlib.import_module(f"modrt.backend.{kind}"), "submission_counts", None)
+    launches one by one, graph recordings, graph replays), which every backend
+    that records graphs itself has: they show a replay ran as the backend's
+    own submission, not launch by launch."""
+    backend = importlib.import_module(f"modrt.backend.{kind}")
+    assert hasattr(backend, "submission_counts"), f"modrt.backend.{kind} has no submission_counts"
+    return backend.submission_counts
 
 
 def zeros(dev: modrt.Device, n: int = N) -> modrt.Tensor:
@@ -61,7 +65,8 @@ def test_graph_replay_equals_the_launches_one_by_one(kind, mod):
     between c and d, each over its own n (a scalar of its own per launch, more
     launches than a batch's uniform ring; each launch recurs with another
     between): the replay equals those launches made one by one and numpy,
-    replays back to back all run, on another stream and on the default one."""
+    replays back to back all run, on another stream and on the default one;
+    the replay is one submission, the launches one by one are 101."""
     dev = modrt.device(kind)
     x, y, a, b = inputs(dev, N)
     ones = modrt.tensor(np.ones(N, "float32"), dev)
@@ -85,10 +90,17 @@ def test_graph_replay_equals_the_launches_one_by_one(kind, mod):
     assert g.native and g.why_not_native is None and len(g) == 101
     s.synchronize(timeout=60)
     assert not c.numpy().any() and not d.numpy().any(), "a captured launch must not run while capturing"
+    counted = submission_counts(kind)
+    before = counted(dev)
     g.replay()
     replayed = c.numpy(stream=s, timeout=60), d.numpy(stream=s)
+    replay = counted(dev)
     one_by_one = zeros(dev), zeros(dev)
     launch(*one_by_one)
+    after = counted(dev)
+    # The replay was one submission of the graph; the same launches one by one are 101.
+    assert replay["launches"] == before["launches"] and replay["graph_replays"] == before["graph_replays"] + 1
+    assert after["launches"] == replay["launches"] + 101 and after["graph_replays"] == replay["graph_replays"]
     for got, same, expected in zip(replayed, one_by_one, (expected_c, expected_d)):
         np.testing.assert_array_equal(got, same.numpy())
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
@@ -137,9 +149,8 @@ def capture_twice_adding_b(dev, mod, kind):
 
 def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(kind, mod):
     """24 replays over four sets of bindings, each set twice in a row, then
-    one on another stream: every result equals numpy's; where the backend
-    counts its submissions, every replay is one submission of its recording,
-    none runs launch by launch, and the graph is recorded again only when the
+    one on another stream: every result equals numpy's, every replay is one
+    submission of the backend's recording, none runs launch by launch, and the graph is recorded again only when the
     bindings change."""
     dev = modrt.device(kind)
     x, y, a, _, c, s, g = capture_twice_adding_b(dev, mod, kind)
@@ -150,7 +161,7 @@ def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(kind, m
     # Bindings 0: as captured; 1..3: other inputs into other outputs.
     bindings = [{}] + [{a: modrt.tensor(v, dev), c: modrt.empty((N,), "float32", dev)} for v in sources]
     expected = [v + 2 * y for v in (x, *sources)]
-    before = counted(dev) if counted else None
+    before = counted(dev)
     recordings, last = 0, 0  # the graph is recorded with the captured bindings
     for i in range(24):
         k = (i // 2) % 4  # each bindings twice in a row: the second replay reuses the recording
@@ -160,19 +171,17 @@ def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(kind, m
         out = bindings[k].get(c, c)
         np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected[k], rtol=1e-5, atol=1e-5)
     assert recordings == 11
-    after = counted(dev) if counted else None
-    if counted:
-        # Every replay was one submission of the graph's recording; none ran launch by launch.
-        assert after["launches"] == before["launches"]
-        assert after["graph_replays"] - before["graph_replays"] == 24
-        assert after["graph_recordings"] - before["graph_recordings"] == recordings
+    after = counted(dev)
+    # Every replay was one submission of the graph's recording; none ran launch by launch.
+    assert after["launches"] == before["launches"]
+    assert after["graph_replays"] - before["graph_replays"] == 24
+    assert after["graph_recordings"] - before["graph_recordings"] == recordings
     # On another stream too: recorded there and submitted there.
     other, out = modrt.Stream(dev), modrt.empty((N,), "float32", dev)
     g.replay({c: out}, stream=other)
     np.testing.assert_allclose(out.numpy(stream=other, timeout=60), x + 2 * y, rtol=1e-5, atol=1e-5)
-    if counted:
-        final = counted(dev)
-        assert final["launches"] == after["launches"] and final["graph_replays"] == after["graph_replays"] + 1
+    final = counted(dev)
+    assert final["launches"] == after["launches"] and final["graph_replays"] == after["graph_replays"] + 1
     assert len(g) == 2
 
 
@@ -214,16 +223,15 @@ def test_a_re_recording_keeps_the_replays_in_flight_intact(kind, mod):
     sources = [modrt.tensor(x + i, dev) for i in range(6)]
     outs = [zeros(dev) for _ in range(6)]
     counted = submission_counts(kind)
-    before = counted(dev) if counted else None
+    before = counted(dev)
     for source, out in zip(sources, outs):
         g.replay({a: source, c: out})
     del g
     for i, out in enumerate(outs):
         np.testing.assert_allclose(out.numpy(stream=s, timeout=120), x + i + 2 * y, rtol=1e-4, atol=1e-4)
-    if counted:
-        after = counted(dev)
-        assert after["graph_recordings"] - before["graph_recordings"] == 6
-        assert after["launches"] == before["launches"]
+    after = counted(dev)
+    assert after["graph_recordings"] - before["graph_recordings"] == 6
+    assert after["launches"] == before["launches"]
     s.synchronize(timeout=120)
 
 
@@ -239,7 +247,7 @@ def test_a_re_recording_keeps_the_replays_in_flight_intact(kind, mod):
 def test_a_rebound_tensor_that_does_not_match_is_refused_before_anything_is_recorded(kind, mod, wrong):
     """A graph replayed into a new output, then with an input rebound to
     another shape, dtype or device: a ValueError before anything is submitted
-    or recorded (where the backend counts its submissions), and the graph
+    or recorded, and the graph
     keeps its last recording and replays it."""
     dev = modrt.device(kind)
     x, y, a, b = inputs(dev, N)
@@ -252,15 +260,13 @@ def test_a_rebound_tensor_that_does_not_match_is_refused_before_anything_is_reco
     s.synchronize(timeout=60)
     bad = wrong(dev)
     counted = submission_counts(kind)
-    before = counted(dev) if counted else None
+    before = counted(dev)
     with pytest.raises(ValueError, match="rebound tensor must have the captured tensor's shape, dtype and device"):
         g.replay({a: bad})
-    if counted:
-        assert counted(dev) == before
+    assert counted(dev) == before
     # The graph keeps its last recording and replays it.
     np.testing.assert_allclose(out.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
     out.copyfrom(np.zeros(N, "float32"), stream=s)
     g.replay({c: out})
     np.testing.assert_allclose(out.numpy(stream=s, timeout=60), x + y, rtol=1e-6)
-    if counted:
-        assert counted(dev)["graph_recordings"] == before["graph_recordings"]
+    assert counted(dev)["graph_recordings"] == before["graph_recordings"]
