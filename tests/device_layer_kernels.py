@@ -1,6 +1,7 @@
 """The kernels the device-layer tests run, in each backend's language: the same
 three everywhere, so that a case reads alike on every backend
-(tests/device_layer_test.py, device_layer_waits_test.py, native_streams_test.py)
+(tests/device_layer_test.py, device_layer_waits_test.py, native_streams_test.py,
+native_graphs_test.py)
 and a backend's own tests can take them (backends/<x>/native_streams_test.py). Each backend's
 are in backends/<x>/testing/<x>_kernels.py (DEVICE_LAYER), found by
 tests/backend_kernels.py.
@@ -10,9 +11,9 @@ after `rounds` rounds of busy work per item: long enough that a reader on
 another stream without a wait would see it unfinished) and `spin` (waits for
 flag[0] != 0, which never comes). KERNELS[kind] is (source, signatures).
 
-`check_rebound_replays_run_natively` and `check_a_mismatched_rebinding_is_refused`
-are the checks shared by the backends that re-record a graph for a replay with
-other buffers (Vulkan, WebGPU).
+NATIVE_STREAMS and NATIVE_GRAPHS: the backends that declare native streams
+and graphs they record themselves, which device_layer_test.py holds their
+devices to.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
 from typing import Any
 
 from backend_kernels import having
@@ -54,6 +54,8 @@ void spin(int* flag) { volatile int* f = flag; while (f[0] == 0) {} }
 KINDS = list(KERNELS)
 # Backends whose plugin has native streams (plugin_api.h, ModrtStreamExtension).
 NATIVE_STREAMS = {backend for backend, native in having("NATIVE_STREAMS").items() if native}
+# Backends whose plugin records graphs itself (plugin_api.h, ModrtGraphExtension).
+NATIVE_GRAPHS = {backend for backend, native in having("NATIVE_GRAPHS").items() if native}
 # Rounds of slow_add's busy work on each backend with native streams: long
 # enough to be seen unfinished, short enough on its device here.
 SLOW_ROUNDS = having("SLOW_ROUNDS")
@@ -98,90 +100,6 @@ def inputs(dev: Any, n: int = 300) -> tuple[Any, Any, Any, Any]:
     rng = np.random.default_rng(3)
     x, y = rng.standard_normal(n).astype("float32"), rng.standard_normal(n).astype("float32")
     return x, y, modrt.tensor(x, dev), modrt.tensor(y, dev)
-
-
-def check_rebound_replays_run_natively(
-    dev: Any,
-    g: Any,
-    s: Any,
-    a: Any,
-    c: Any,
-    x: Any,
-    result_of: Callable[[Any], Any],
-    submission_counts: Callable[[Any], dict[str, int]],
-) -> None:
-    """Replays graph `g` (captured on stream `s`, reading `a` = `x` and
-    writing `c` = result_of(x)) 24 times over four sets of bindings, each set
-    twice in a row, then once on another stream: every result equals numpy's,
-    every replay is one submission of the backend's graph and none runs launch
-    by launch, and the graph is recorded again only when the bindings change."""
-    import numpy as np
-
-    import modrt
-
-    n = x.shape[0]
-    rng = np.random.default_rng(11)
-    sources = [rng.standard_normal(n).astype("float32") for _ in range(3)]
-    # Bindings 0: as captured; 1..3: other inputs into other outputs.
-    bindings = [{}] + [{a: modrt.tensor(v, dev), c: modrt.empty((n,), "float32", dev)} for v in sources]
-    expected = [result_of(x)] + [result_of(v) for v in sources]
-    before = submission_counts(dev)
-    recordings, last = 0, 0  # the graph is recorded with the captured bindings
-    for i in range(24):
-        k = (i // 2) % 4  # each bindings twice in a row: the second replay reuses the recording
-        g.replay(bindings[k])
-        recordings += k != last
-        last = k
-        out = bindings[k].get(c, c)
-        np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected[k], rtol=1e-5, atol=1e-5)
-    after = submission_counts(dev)
-    # Every replay was one submission of the graph's recording; none ran launch by launch.
-    assert after["launches"] == before["launches"]
-    assert after["graph_replays"] - before["graph_replays"] == 24
-    assert after["graph_recordings"] - before["graph_recordings"] == recordings == 11
-    # On another stream too: recorded there and submitted there.
-    other, out = modrt.Stream(dev), modrt.empty((n,), "float32", dev)
-    g.replay({c: out}, stream=other)
-    np.testing.assert_allclose(out.numpy(stream=other, timeout=60), result_of(x), rtol=1e-5, atol=1e-5)
-    final = submission_counts(dev)
-    assert final["launches"] == after["launches"] and final["graph_replays"] == after["graph_replays"] + 1
-
-
-def check_a_mismatched_rebinding_is_refused(
-    dev: Any,
-    g: Any,
-    s: Any,
-    a: Any,
-    c: Any,
-    wrong: Callable[[Any], Any],
-    expected: Any,
-    submission_counts: Callable[[Any], dict[str, int]],
-) -> None:
-    """Graph `g` (captured on stream `s`, reading `a`, writing `c` =
-    `expected`) is replayed into a new output, then with `a` rebound to
-    wrong(dev) (another shape, dtype or device): a ValueError before anything
-    is submitted or recorded, and the graph keeps its last recording and
-    replays it."""
-    import numpy as np
-    import pytest
-
-    import modrt
-
-    n = expected.shape[0]
-    out = modrt.empty((n,), "float32", dev)
-    g.replay({c: out})
-    s.synchronize(timeout=60)
-    bad = wrong(dev)
-    before = submission_counts(dev)
-    with pytest.raises(ValueError, match="rebound tensor must have the captured tensor's shape, dtype and device"):
-        g.replay({a: bad})
-    assert submission_counts(dev) == before
-    # The graph keeps its last recording and replays it.
-    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected, rtol=1e-6)
-    out.copyfrom(np.zeros(n, "float32"), stream=s)
-    g.replay({c: out})
-    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), expected, rtol=1e-6)
-    assert submission_counts(dev)["graph_recordings"] == before["graph_recordings"]
 
 
 def run_child(kind: str, body: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:

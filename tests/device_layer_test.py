@@ -1,7 +1,8 @@
 """The device layer on every backend with a device here: streams, events,
 recorded launches (graphs), the pool, and copies. Waits, timeouts and Ctrl-C
 are device_layer_waits_test.py's; what every backend with native streams
-does alike, native_streams_test.py's.
+does alike, native_streams_test.py's; with graphs it records itself,
+native_graphs_test.py's.
 
 Each backend runs the same three kernels (device_layer_kernels.py). Its own
 folder tests what is its own (backends/<x>/native_streams_test.py)."""
@@ -10,7 +11,16 @@ import re
 
 import numpy as np
 import pytest
-from device_layer_kernels import KINDS, NATIVE_STREAMS, compile_kernels, device_or_skip, inputs, launch_params, vadd
+from device_layer_kernels import (
+    KINDS,
+    NATIVE_GRAPHS,
+    NATIVE_STREAMS,
+    compile_kernels,
+    device_or_skip,
+    inputs,
+    launch_params,
+    vadd,
+)
 
 import modrt
 
@@ -34,7 +44,7 @@ def test_launches_on_a_stream_complete_in_order(kind, mod):
     d = modrt.empty((300,), "float32", dev)
     s = modrt.Stream(dev)
     assert s.device == dev and not s.is_default and s.implementation
-    assert s.native == (kind in NATIVE_STREAMS)
+    assert s.native == dev.default_stream.native == (kind in NATIVE_STREAMS)
     with modrt.stream(s):
         assert modrt.current_stream(dev) == s
         vadd(mod, kind, a, b, c, 300)
@@ -87,7 +97,7 @@ def test_graph_replays_with_rebound_buffers(kind, mod):
         vadd(mod, kind, a, b, c, 300)
         vadd(mod, kind, c, b, d, 300)
     assert len(g) == 2
-    assert g.native == (g.why_not_native is None)
+    assert g.native == (g.why_not_native is None) == (kind in NATIVE_GRAPHS)
     if kind == "cpu":
         assert g.why_not_native == "this backend does not record graphs itself (no graph extension)"
     s.synchronize(timeout=60)
@@ -101,6 +111,27 @@ def test_graph_replays_with_rebound_buffers(kind, mod):
     np.testing.assert_allclose(d.numpy(), x + 2 * y, rtol=1e-5)  # the captured buffer untouched
     with pytest.raises(ValueError, match="shape, dtype and device"):
         g.replay({a: modrt.empty((7,), "float32", dev)})
+
+
+def test_a_rebound_replay_leaves_the_captured_buffers_alone(kind, mod):
+    """A replay that rebinds the input and the output, before any replay as
+    captured, writes its own output only; the replay as captured after it
+    writes the captured one."""
+    dev = modrt.device(kind)
+    x, y, a, b = inputs(dev)
+    t = modrt.tensor(np.zeros(300, "float32"), dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with s.capture() as g:
+        vadd(mod, kind, a, b, t, 300)
+        vadd(mod, kind, t, b, c, 300)  # c = a + 2 b
+    ones = modrt.tensor(np.ones(300, "float32"), dev)
+    out = modrt.tensor(np.zeros(300, "float32"), dev)
+    g.replay({a: ones, c: out})
+    np.testing.assert_allclose(out.numpy(stream=s, timeout=60), 1 + 2 * y, rtol=1e-5, atol=1e-6)
+    assert not c.numpy().any(), "the rebound replay must not write the captured buffer"
+    g.replay()
+    np.testing.assert_allclose(c.numpy(stream=s, timeout=60), x + 2 * y, rtol=1e-5, atol=1e-6)
 
 
 def test_a_rebinding_is_one_simultaneous_substitution(kind, mod):
@@ -316,6 +347,23 @@ def test_ranged_and_device_to_device_copies(kind):
     back = modrt.tensor(np.full(16, 9, "int32"), dev)
     t.copyfrom(modrt.tensor(np.full(16, 9, "int32")))
     np.testing.assert_array_equal(t.numpy(), back.numpy())
+
+
+def test_copies_of_bytes_that_are_not_whole_words_keep_the_bytes_beside_them(kind):
+    """Ranged copies at offsets and of sizes that are not whole 4-byte words,
+    and a device-to-device copy of 7 bytes on a stream."""
+    dev = modrt.device(kind)
+    t = modrt.tensor(np.arange(11, dtype="uint8"), dev)
+    t.copyfrom(np.array([100, 101, 102], "uint8"), offset=3)
+    np.testing.assert_array_equal(t.numpy(), [0, 1, 2, 100, 101, 102, 6, 7, 8, 9, 10])
+    part = np.empty(5, "uint8")
+    t.copyto(part, offset=1)
+    np.testing.assert_array_equal(part, [1, 2, 100, 101, 102])
+    s = modrt.Stream(dev)
+    odd = modrt.tensor(np.arange(7, dtype="uint8"), dev)
+    copy = modrt.tensor(np.zeros(7, "uint8"), dev)
+    copy.copyfrom(odd, stream=s)
+    np.testing.assert_array_equal(copy.numpy(stream=s), np.arange(7, dtype="uint8"))
 
 
 def test_cross_backend_copy_stages_through_host():

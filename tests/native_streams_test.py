@@ -3,14 +3,15 @@ ModrtStreamExtension) does alike, each with its own kernels
 (device_layer_kernels.py): launches, events, waits and copies on a
 modrt.Stream of its own. What is a backend's own is in its folder
 (backends/<x>/native_streams_test.py); a spinning kernel on a stream is
-device_layer_waits_test.py's."""
+device_layer_waits_test.py's; graphs a backend records itself,
+native_graphs_test.py's."""
 
 import numpy as np
 import pytest
 from device_layer_kernels import (
     BLOCK,
     KERNELS,
-    NATIVE_STREAMS,
+    KINDS,
     SLOW_ROUNDS,
     compile_kernels,
     device_or_skip,
@@ -23,9 +24,15 @@ from device_layer_kernels import (
 import modrt
 
 
-@pytest.fixture(scope="module", params=sorted(NATIVE_STREAMS))
+@pytest.fixture(scope="module", params=KINDS)
 def native_kind(request):
-    return device_or_skip(request.param)
+    """A backend whose device says its streams are native; device_layer_test.py
+    holds that answer to what the backend declares (NATIVE_STREAMS)."""
+    kind = device_or_skip(request.param)
+    s = modrt.Stream(modrt.device(kind))
+    if not s.native:
+        pytest.skip(f"{kind}'s streams are not native: {s.implementation}")
+    return kind
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +185,65 @@ def test_a_launch_makes_no_call_back_into_the_core(native_kind):
     lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
     assert int(lines["COMPILE"]) > 0, r.stdout
     assert lines["LAUNCHES"] == str([0] * 18), r.stdout
+
+
+def test_every_stream_is_native_and_says_so(native_kind):
+    dev = modrt.device(native_kind)
+    s = modrt.Stream(dev)
+    assert s.native and dev.default_stream.native
+    assert s.implementation.startswith("native:") and dev.default_stream.implementation.startswith("native:")
+
+
+def test_launches_on_one_stream_run_in_order_behind_a_slow_one(native_kind, mod):
+    """Six launches adding 1, queued behind a slow launch on one stream, wait
+    for it: the result is the slow launch's plus 6, each time."""
+    dev = modrt.device(native_kind)
+    _, _, a, b = inputs(dev, N)
+    ones = modrt.tensor(np.ones(N, "float32"), dev)
+    c = modrt.tensor(np.zeros(N, "float32"), dev)
+    d = modrt.tensor(np.zeros(N, "float32"), dev)
+    s = modrt.Stream(dev)
+    slow_add(mod, native_kind, a, b, c, s)
+    for _ in range(3):
+        mod["vadd"](c, ones, d, N, *launch_params(native_kind, N), stream=s)
+        mod["vadd"](d, ones, c, N, *launch_params(native_kind, N), stream=s)
+    slow = c.numpy(stream=s, timeout=120) - 6
+    slow_add(mod, native_kind, a, b, c, s)
+    np.testing.assert_allclose(c.numpy(stream=s, timeout=120), slow, rtol=1e-5, atol=1e-5)
+
+
+def test_a_copy_on_a_stream_comes_after_its_launches(native_kind, mod):
+    dev = modrt.device(native_kind)
+    _, _, a, b = inputs(dev, N)
+    c = modrt.tensor(np.zeros(N, "float32"), dev)
+    s = modrt.Stream(dev)
+    slow_add(mod, native_kind, a, b, c, s)
+    tail = np.empty(8, "float32")
+    c.copyto(tail, offset=(N - 8) * 4, stream=s)
+    np.testing.assert_allclose(tail, c.numpy()[-8:], rtol=1e-6)
+    assert tail.any()
+
+
+def test_async_copies_with_offsets_after_a_launch_on_a_stream(native_kind, mod):
+    dev = modrt.device(native_kind)
+    x, y, a, b = inputs(dev)
+    c = modrt.tensor(np.zeros(300, "float32"), dev)
+    s = modrt.Stream(dev)
+    with modrt.stream(s):
+        vadd(mod, native_kind, a, b, c, 300)
+    # Ordered after the launch on the same stream: it overwrites elements 10..13.
+    patch = np.array([7, 8, 9, 10], "float32")
+    c.copyfrom(patch, offset=40, stream=s)
+    patch[:] = 0  # the copy took its bytes already
+    expected = x + y
+    expected[10:14] = [7, 8, 9, 10]
+    part = np.empty(20, "float32")
+    c.copyto(part, offset=20, stream=s)  # elements 5..24, after both
+    np.testing.assert_allclose(part, expected[5:25], rtol=1e-6)
+    np.testing.assert_allclose(c.numpy(stream=s), expected, rtol=1e-6)
+    # Bytes that are not whole 4-byte words keep their neighbours.
+    u = modrt.tensor(np.arange(11, dtype="uint8"), dev)
+    u.copyfrom(np.array([200, 201], "uint8"), offset=5, stream=s)
+    got = np.empty(6, "uint8")
+    u.copyto(got, offset=3, stream=s)
+    np.testing.assert_array_equal(got, [3, 4, 200, 201, 7, 8])

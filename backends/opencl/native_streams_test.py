@@ -3,9 +3,11 @@ modrt stream is a command queue with profiling, events are markers with
 device timestamps, copies on a stream are non-blocking enqueues. Graphs
 (ModrtGraphExtension) are the plugin's own: each captured launch a cl_kernel
 with its arguments set at capture, a replay their enqueues, a rebound replay
-re-recorded. What every backend with native streams does alike (launches,
-waits, event timing, copies and timeouts on a stream) is
-tests/native_streams_test.py's; here is what is OpenCL's own."""
+re-recorded. What every backend does alike is in the device-layer suite,
+parametrized over every backend that has the capability:
+tests/device_layer_test.py (streams, events, graphs, copies),
+tests/native_streams_test.py (native streams) and tests/native_graphs_test.py
+(graphs the backend records itself); here is only what is OpenCL's own."""
 
 from __future__ import annotations
 
@@ -49,58 +51,6 @@ def zeros(dev: modrt.Device) -> modrt.Tensor:
     return modrt.tensor(np.zeros(N, "float32"), dev)
 
 
-def test_every_stream_is_a_native_queue(dev):
-    s = modrt.Stream(dev)
-    assert s.native and dev.default_stream.native
-    assert s.implementation.startswith("native:")
-    assert "graphs recorded by the backend, rebound replays re-recorded" in s.implementation
-
-
-def test_a_graph_is_recorded_natively_and_replays_what_numpy_computes(dev, mod):
-    x, y, a, b = inputs(dev)
-    c, d = zeros(dev), zeros(dev)
-    s = modrt.Stream(dev)
-    with s.capture() as g:
-        mod["vadd"](a, b, c, N, GRID, BLOCK)
-        mod["vadd"](c, b, d, N, GRID, BLOCK)  # the same kernel, other buffers
-        for _ in range(10):  # the same launch ten times
-            mod["inc"](d, N, GRID, BLOCK)
-        mod["inc"](d, N // 2, GRID, BLOCK)  # another n: the first half only
-    assert g.native and len(g) == 13 and g.why_not_native is None
-    s.synchronize(timeout=60)
-    assert not d.numpy().any(), "a captured launch must not run while capturing"
-    expected = x + 2 * y + 10
-    expected[: N // 2] += 1
-    g.replay()
-    np.testing.assert_allclose(d.numpy(stream=s, timeout=60), expected, rtol=1e-5, atol=1e-5)
-    # Replays queued back to back, without a wait between them, all run.
-    mod["inc"](d, N, GRID, BLOCK, stream=s)
-    for _ in range(3):
-        g.replay()
-    np.testing.assert_allclose(d.numpy(stream=s, timeout=60), expected, rtol=1e-5, atol=1e-5)
-    # On another stream, and on the default one.
-    other = modrt.Stream(dev)
-    c.copyfrom(np.zeros(N, "float32"))
-    g.replay(stream=other)
-    other.synchronize(timeout=60)
-    np.testing.assert_allclose(d.numpy(), expected, rtol=1e-5, atol=1e-5)
-    g.replay(stream=dev.default_stream)
-    np.testing.assert_allclose(c.numpy(), x + y, rtol=1e-6)
-
-
-def test_a_graph_captures_on_the_default_stream(dev, mod):
-    x, y, a, b = inputs(dev)
-    c = zeros(dev)
-    with dev.default_stream.capture() as g:
-        mod["vadd"](a, b, c, N, GRID, BLOCK)
-        mod["inc"](c, N, GRID, BLOCK)
-    assert g.native
-    dev.sync(timeout=60)
-    assert not c.numpy().any()
-    g.replay()
-    np.testing.assert_allclose(c.numpy(), x + y + 1, rtol=1e-5)
-
-
 def test_a_graph_keeps_each_launchs_dynamic_local_memory(dev, mod):
     x = np.arange(256, dtype="int32")
     out64, out32 = modrt.tensor(np.zeros(4, "int32"), dev), modrt.tensor(np.zeros(8, "int32"), dev)
@@ -113,32 +63,6 @@ def test_a_graph_keeps_each_launchs_dynamic_local_memory(dev, mod):
     g.replay()
     np.testing.assert_array_equal(out64.numpy(stream=s, timeout=60), x.reshape(4, 64).sum(axis=1))
     np.testing.assert_array_equal(out32.numpy(), x.reshape(8, 32).sum(axis=1))
-
-
-def test_rebound_replays_are_re_recorded_and_stay_correct(dev, mod):
-    x, y, a, b = inputs(dev)
-    c, d = zeros(dev), zeros(dev)
-    s = modrt.Stream(dev)
-    with s.capture() as g:
-        mod["vadd"](a, b, c, N, GRID, BLOCK)
-        mod["vadd"](c, b, d, N, GRID, BLOCK)
-    ones = modrt.tensor(np.ones(N, "float32"), dev)
-    out1, out2 = zeros(dev), zeros(dev)
-    # Each replay binds its own buffers, queued without a wait between them:
-    # a replay enqueued before a re-recording keeps the buffers it had.
-    g.replay({a: ones, d: out1})
-    g.replay({d: out2})
-    g.replay()
-    s.synchronize(timeout=60)
-    assert g.native
-    np.testing.assert_allclose(out1.numpy(), 1 + 2 * y, rtol=1e-5)
-    np.testing.assert_allclose(out2.numpy(), x + 2 * y, rtol=1e-5)
-    np.testing.assert_allclose(d.numpy(), x + 2 * y, rtol=1e-5)
-    # Rebound on another stream; the graph dropped while that replay is pending.
-    other, out3 = modrt.Stream(dev), zeros(dev)
-    g.replay({b: ones, d: out3}, stream=other)
-    del g
-    np.testing.assert_allclose(out3.numpy(stream=other, timeout=60), x + 2, rtol=1e-5)
 
 
 def test_a_launch_refused_while_capturing_leaves_the_list_and_the_stream_usable(dev, mod):

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 namespace modrt {
 namespace opencl {
@@ -106,6 +107,12 @@ void Graph::Replace(Graph&& other) {
   kernels_.swap(other.kernels_);
 }
 
+SubmissionCounts& CountsOf(int device_id) {
+  // Sized once, at the first count: no lock on a launch's way.
+  static std::vector<SubmissionCounts> counts(static_cast<size_t>(Workspace::Get().count()));
+  return counts[static_cast<size_t>(device_id)];
+}
+
 Stream::Stream(cl_command_queue queue) : queue(queue) {}
 
 Stream::~Stream() = default;
@@ -126,10 +133,12 @@ class OpenCLGraphs final : public plugin::Graphs, public plugin::GraphUpdates {
   void* GraphEnd(int id, void* stream) override {
     std::unique_ptr<Graph> graph = std::move(StreamOf(id, stream).capture);
     if (graph == nullptr) Fail("RuntimeError", "no graph is being captured on this OpenCL queue");
+    CountsOf(id).graph_recordings.fetch_add(1);
     return graph.release();  // owned by the core until GraphDestroy
   }
   void GraphLaunch(int id, void* graph, void* stream) override {
     static_cast<Graph*>(graph)->Launch(QueueOf(id, stream));
+    CountsOf(id).graph_replays.fetch_add(1);
   }
   void GraphDestroy(int, void* graph) override {
     std::unique_ptr<Graph> owned(static_cast<Graph*>(graph));  // freed on return

@@ -7,6 +7,8 @@
 #ifndef MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
 #define MODRT_BACKENDS_OPENCL_OPENCL_GRAPHS_H_
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,6 +68,17 @@ class Graph {
   // Each distinct (program, name, argument bytes): its kernel.
   std::map<std::string, Kernel> kernels_;
 };
+
+// Ever, per device, for opencl.submission_count: launches enqueued one by
+// one, graph recordings completed (a capture, or a rebound replay's
+// re-recording), graph replays enqueued.
+struct SubmissionCounts {
+  std::atomic<int64_t> launches{0};
+  std::atomic<int64_t> graph_recordings{0};
+  std::atomic<int64_t> graph_replays{0};
+};
+// Device `device_id`'s counts; the caller has checked the id.
+SubmissionCounts& CountsOf(int device_id);
 
 // The device layer's graphs and their in-place updates.
 void AddGraphs(plugin::DeviceLayer* layer);

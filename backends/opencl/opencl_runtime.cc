@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "modrt/plugin/launch_limits.h"
@@ -149,6 +150,7 @@ class OpenCLModule final : public PayloadModule {
     MODRT_CL_CHECK(cl.clEnqueueNDRangeKernel(stream.queue, kernel.kernel, 3, nullptr, global,
                                              has_block ? local : nullptr, 0, nullptr, nullptr),
                    StrCat("launch of ", info.name));
+    CountsOf(device_id).launches.fetch_add(1);
   }
 
  private:
@@ -238,6 +240,21 @@ void InitPlugin() {
     return std::make_unique<OpenCLModule>(std::move(p));
   });
   RegisterDeviceApi();
+  // What an OpenCL device enqueued, counted since the process began, by name:
+  // launches one by one, graph recordings (captures and rebound replays'
+  // re-recordings), graph replays.
+  RegisterGlobal("opencl.submission_count", [](const Args& args, Ret* ret) {
+    args.ExpectCount(2, "opencl.submission_count");
+    const int id = static_cast<int>(args.Int(0));
+    Workspace::Get().device(id);  // checks the id
+    const SubmissionCounts& counts = CountsOf(id);
+    const std::string_view name = args.Str(1);
+    if (name == "launches") return ret->SetInt(counts.launches.load());
+    if (name == "graph_recordings") return ret->SetInt(counts.graph_recordings.load());
+    if (name == "graph_replays") return ret->SetInt(counts.graph_replays.load());
+    Fail("ValueError", "opencl.submission_count: no count named '", name,
+         "' (launches, graph_recordings, graph_replays)");
+  });
   RegisterGlobal("opencl.check_build", [](const Args& args, Ret* ret) {
     args.ExpectCount(3, "opencl.check_build");
     ret->SetStr(CheckBuild(static_cast<int>(args.Int(0)), std::string(args.Str(1)),

@@ -2,9 +2,12 @@
 the device's one queue in submission order, events are submissions with
 device timestamps where the adapter has timestamp queries, copies take
 offsets, and a graph replays as one command buffer, recorded anew for a replay
-that rebinds buffers (backends/webgpu/webgpu_queue.h).
-What every backend with native streams does alike is tests/native_streams_test.py's;
-here is what is WebGPU's own."""
+that rebinds buffers (backends/webgpu/webgpu_queue.h). What every backend
+does alike is in the device-layer suite, parametrized over every backend that
+has the capability: tests/device_layer_test.py (streams, events, graphs,
+copies), tests/native_streams_test.py (native streams) and
+tests/native_graphs_test.py (graphs the backend records itself); here is only
+what is WebGPU's own."""
 
 import os
 import subprocess
@@ -13,11 +16,9 @@ import textwrap
 
 import numpy as np
 import pytest
-from device_layer_kernels import check_a_mismatched_rebinding_is_refused, check_rebound_replays_run_natively
 from webgpu_kernels import DEVICE_LAYER, SLOW_ADD_SIGNATURE
 
 import modrt
-from modrt.backend import webgpu
 
 BLOCK = 64
 VADD = DEVICE_LAYER[0]["vadd"]  # the device-layer tests'
@@ -110,38 +111,6 @@ def test_elapsed_ms_without_timestamp_queries_says_so():
     assert "does not substitute host time" in out.stdout
 
 
-def test_ranged_copies_keep_the_bytes_beside_them(dev):
-    t = modrt.tensor(np.arange(11, dtype="uint8"), dev)
-    t.copyfrom(np.array([100, 101, 102], "uint8"), offset=3)  # not whole 4-byte words
-    np.testing.assert_array_equal(t.numpy(), [0, 1, 2, 100, 101, 102, 6, 7, 8, 9, 10])
-    part = np.empty(5, "uint8")
-    t.copyto(part, offset=1)
-    np.testing.assert_array_equal(part, [1, 2, 100, 101, 102])
-
-
-def test_graph_replay_equals_the_launches_one_by_one(dev, mod):
-    x, y, xs, ys = inputs(dev)
-    alphas = [0.5 + i for i in range(100)]  # more launches than a batch's uniform ring
-    one_by_one = modrt.tensor(y, dev)
-    for alpha in alphas:
-        axpy(mod, xs, one_by_one, alpha)
-    expected = one_by_one.numpy()
-
-    replayed = modrt.tensor(y, dev)
-    s = modrt.Stream(dev)
-    with s.capture() as g:
-        for alpha in alphas:
-            axpy(mod, xs, replayed, alpha)
-    assert len(g) == len(alphas) and g.native
-    s.synchronize(timeout=60)
-    np.testing.assert_array_equal(replayed.numpy(), y, err_msg="a captured launch ran")
-    g.replay()
-    s.synchronize(timeout=60)
-    np.testing.assert_array_equal(replayed.numpy(), expected)
-    g.replay()  # runs again, from where the first replay left it
-    np.testing.assert_allclose(replayed.numpy(), expected + (expected - y), rtol=1e-4)
-
-
 def test_launches_behind_running_work_keep_their_own_scalars(dev, mod):
     """While the work submitted before it runs, a full batch is not submitted
     (lavapipe's vkQueueSubmit would wait for that work, on the caller's
@@ -183,87 +152,6 @@ def test_copies_on_a_stream_behind_running_work_keep_their_order(dev, mod):
     np.testing.assert_array_equal(seen, np.full(n, 8, "float32"))
 
 
-def test_async_copies_with_offsets_on_a_stream(dev, mod):
-    x, y, a, b = inputs(dev)
-    c = modrt.tensor(np.zeros(300, "float32"), dev)
+def test_a_graph_is_one_command_buffer(dev):
     s = modrt.Stream(dev)
-    with modrt.stream(s):
-        vadd(mod, a, b, c)
-    # Ordered after the launch on the same queue: it overwrites elements 10..13.
-    patch = np.array([7, 8, 9, 10], "float32")
-    c.copyfrom(patch, offset=40, stream=s)
-    patch[:] = 0  # the copy took its bytes already
-    expected = x + y
-    expected[10:14] = [7, 8, 9, 10]
-    part = np.empty(20, "float32")
-    c.copyto(part, offset=20, stream=s)  # elements 5..24, after both
-    np.testing.assert_allclose(part, expected[5:25], rtol=1e-6)
-    np.testing.assert_allclose(c.numpy(stream=s), expected, rtol=1e-6)
-    # Bytes that are not whole 4-byte words keep their neighbours.
-    u = modrt.tensor(np.arange(11, dtype="uint8"), dev)
-    u.copyfrom(np.array([200, 201], "uint8"), offset=5, stream=s)
-    got = np.empty(6, "uint8")
-    u.copyto(got, offset=3, stream=s)
-    np.testing.assert_array_equal(got, [3, 4, 200, 201, 7, 8])
-
-
-def test_device_to_device_copies_of_bytes_that_are_not_whole_words(dev):
-    s = modrt.Stream(dev)
-    odd = modrt.tensor(np.arange(7, dtype="uint8"), dev)  # 7 bytes: not whole words
-    copy = modrt.tensor(np.zeros(7, "uint8"), dev)
-    copy.copyfrom(odd, stream=s)
-    np.testing.assert_array_equal(copy.numpy(stream=s), np.arange(7, dtype="uint8"))
-
-
-def test_rebound_replays_are_re_recorded_into_the_graph_and_run_natively(dev, mod):
-    x, y, a, b = inputs(dev)
-    c = modrt.tensor(np.zeros(300, "float32"), dev)
-    s = modrt.Stream(dev)
-    with s.capture() as g:
-        vadd(mod, a, b, c)
-        axpy(mod, b, c, 2.0)  # c = a + 3 b
-    assert g.native
-    assert "rebound replays re-recorded" in s.implementation
     assert "one command buffer, recorded anew when a replay rebinds buffers" in s.implementation
-    check_rebound_replays_run_natively(dev, g, s, a, c, x, lambda v: v + 3 * y, webgpu.submission_counts)
-    assert len(g) == 2
-
-
-def test_a_re_recording_keeps_the_replays_in_flight_intact(dev, mod):
-    # Each replay rebinds other buffers, so each re-records the graph (and
-    # releases the recording before) while the replays before it may still run.
-    x, y, a, b = inputs(dev)
-    c = modrt.tensor(np.zeros(300, "float32"), dev)
-    s = modrt.Stream(dev)
-    with s.capture() as g:
-        mod["slow_add"](a, b, c, 300, 2000, *grid(300))
-        axpy(mod, b, c, 1.0)  # c = a + 2 b
-    sources = [modrt.tensor(x + i, dev) for i in range(6)]
-    outs = [modrt.tensor(np.zeros(300, "float32"), dev) for _ in range(6)]
-    before = webgpu.submission_counts(dev)
-    for source, out in zip(sources, outs):
-        g.replay({a: source, c: out})
-    del g
-    for i, out in enumerate(outs):
-        np.testing.assert_allclose(out.numpy(stream=s, timeout=120), x + i + 2 * y, rtol=1e-4, atol=1e-4)
-    after = webgpu.submission_counts(dev)
-    assert after["graph_recordings"] - before["graph_recordings"] == 6
-    assert after["launches"] == before["launches"]
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [
-        lambda dev: modrt.empty((299,), "float32", dev),
-        lambda dev: modrt.empty((300,), "int32", dev),
-        lambda dev: modrt.empty((300,), "float32"),  # on the cpu
-    ],
-    ids=["shape", "dtype", "device"],
-)
-def test_a_rebound_tensor_that_does_not_match_is_refused_before_anything_is_recorded(dev, mod, wrong):
-    x, y, a, b = inputs(dev)
-    c = modrt.tensor(np.zeros(300, "float32"), dev)
-    s = modrt.Stream(dev)
-    with s.capture() as g:
-        vadd(mod, a, b, c)
-    check_a_mismatched_rebinding_is_refused(dev, g, s, a, c, wrong, x + y, webgpu.submission_counts)

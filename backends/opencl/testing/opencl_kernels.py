@@ -4,7 +4,8 @@ OpenCL's own tests.
 
 - DEVICE_LAYER: (source, signatures) of `vadd`, `slow_add` and `spin`
   (tests/device_layer_kernels.py says what each does); NATIVE_STREAMS: the
-  plugin has native streams (plugin_api.h, ModrtStreamExtension); SLOW_ROUNDS:
+  plugin has native streams (plugin_api.h, ModrtStreamExtension); NATIVE_GRAPHS:
+  it records graphs itself (ModrtGraphExtension); SLOW_ROUNDS:
   slow_add's rounds for tests/native_streams_test.py;
 - INC (a[i] += 1) and BLOCK_SUM (a sum per work-group in __local memory
   sized at launch): OpenCL's own tests add them to DEVICE_LAYER's;
@@ -41,6 +42,7 @@ __kernel void spin(__global volatile int* flag) { while (flag[0] == 0) {} }
     ],
 )
 NATIVE_STREAMS = True
+NATIVE_GRAPHS = True
 # Rounds of slow_add's busy work: long enough to be seen unfinished, short
 # enough on the device here (PoCL's is the fastest of the three).
 SLOW_ROUNDS = 20000

@@ -4,7 +4,8 @@ Vulkan's own tests.
 
 - DEVICE_LAYER: (sources, signatures) of `vadd`, `slow_add` and `spin`
   (tests/device_layer_kernels.py says what each does); NATIVE_STREAMS: the
-  plugin has native streams (plugin_api.h, ModrtStreamExtension); SLOW_ROUNDS:
+  plugin has native streams (plugin_api.h, ModrtStreamExtension); NATIVE_GRAPHS:
+  it records graphs itself (ModrtGraphExtension); SLOW_ROUNDS:
   slow_add's rounds for tests/native_streams_test.py;
 - RELIABILITY: (sources, signatures) of `fill`, `fillf` and `copy`
   (tests/reliability_kernels.py);
@@ -55,6 +56,7 @@ void main() { while (flag[0] == 0) {} }
     ],
 )
 NATIVE_STREAMS = True
+NATIVE_GRAPHS = True
 # Rounds of slow_add's busy work: long enough to be seen unfinished, short
 # enough on the device here.
 SLOW_ROUNDS = 2000

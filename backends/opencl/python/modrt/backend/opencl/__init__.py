@@ -60,5 +60,19 @@ BACKEND = sdk.Backend(
 )
 
 
+# The counts of submission_counts, by name.
+SUBMISSION_COUNTS = ("launches", "graph_recordings", "graph_replays")
+
+
+def submission_counts(device: sdk.Device) -> dict[str, int]:
+    """What an opencl device has enqueued since the process began: launches
+    one by one (`launches`), graph recordings (`graph_recordings`: one per
+    capture and one per replay that rebinds buffers differently from the
+    graph's last), and graph replays (`graph_replays`: a graph's launches
+    enqueued together). A rebound replay that ran natively adds one replay
+    (and one recording when its bindings changed) and no launch."""
+    return {name: sdk.call("opencl.submission_count", device.index, name) for name in SUBMISSION_COUNTS}
+
+
 def register_backend() -> None:
     sdk.register_in_tree(BACKEND)
