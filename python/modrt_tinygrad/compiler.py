@@ -7,20 +7,29 @@ the same signature and call on both), CUDA C++ for cuda, for the device's
 sm_XY, tinygrad's C for cpu, compiled by clang with tinygrad's CPU flags
 (cpu_flags): it uses clang's vector extensions; `CC` chooses another compiler. Compiling is `modrt.compile` of
 the rendered source, with a signature made from what tinygrad knows of the
-kernel (its buffers' element types, its variables); it runs when tinygrad
-makes the Program, where that is known.
+kernel (its buffers' element types, its variables).
+
+Where it runs: C for cpu is compiled in tinygrad's compile step, as on
+tinygrad's own CPU device: in its pool of worker processes, several kernels at
+once, and through its disk cache (CACHELEVEL). The renderer appends the
+kernel's modrt signature to the C (`// modrt: f(float32*, int32)`), so the
+compile step, which gets only the source, knows it; the binary tinygrad keeps
+is the host module's saved bytes. The other backends compile when tinygrad
+makes the Program, in the process that has the device (PoCL builds there,
+tint and NVRTC beside it).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import threading
 from typing import Any
 
 from tinygrad.codegen.opt import tc
 from tinygrad.device import Compiler, TinyELF
-from tinygrad.dtype import DType, dtypes
+from tinygrad.dtype import AddrSpace, DType, dtypes
 from tinygrad.helpers import ALLOW_TF32
 from tinygrad.renderer.cstyle import ClangRenderer, CStyleLanguage, CUDARenderer, OpenCLRenderer
 from tinygrad.renderer.wgsl import WGSLRenderer
@@ -63,15 +72,48 @@ class ModrtWGSLRenderer(WGSLRenderer):
         self.compiler = ModrtCompiler()
 
 
+class ModrtCCompiler(Compiler):
+    """MODRT:cpu's compile step: tinygrad's C (with ModrtCRenderer's entry
+    and signature) compiled by modrt for the host into a module, whose saved
+    bytes are the kernel's binary (ModrtProgram loads them). It runs where
+    tinygrad compiles, in its worker processes, and its results go to
+    tinygrad's disk cache under a key of modrt's version, the target and `CC`."""
+
+    def __init__(self, arch: str) -> None:
+        self.arch = arch
+        compiler = hashlib.sha256(os.environ.get("CC", "").encode()).hexdigest()[:12]
+        super().__init__(f"compile_modrt_c_{modrt.__version__}_{arch.replace(',', '_')}_{compiler}")
+
+    def compile(self, src: str) -> bytes:
+        marks = [line for line in src.splitlines() if line.startswith(SIGNATURE_MARK)]
+        if len(marks) != 1:
+            raise ValueError(
+                f"MODRT:cpu compiles C rendered by its own renderer, which ends it with one '{SIGNATURE_MARK}' "
+                f"line (the kernel's signature); this source has {len(marks)}"
+            )
+        return compile_c(src, marks[0][len(SIGNATURE_MARK) :], self.arch).save_to_bytes()
+
+
 class ModrtCRenderer(ClangRenderer):
     """tinygrad's C, split over threads as on tinygrad's CPU device (its
     `THREADS`, `NUM_CPU_THREADS`): a kernel that takes tinygrad's `core_id`
     runs as `threaded_entry`'s function, which calls it once per thread
-    (modrt's cpu backend runs a host function once per launch)."""
+    (modrt's cpu backend runs a host function once per launch). The source
+    ends with that entry, if any, and the modrt signature of the function a
+    launch calls, for ModrtCCompiler."""
 
     def __init__(self, target: Any) -> None:
         super().__init__(target)
-        self.compiler = ModrtCompiler()
+        self.compiler = ModrtCCompiler(target.arch)
+
+    def _render_entry(self, function_name: str, bufs: list[tuple[str, tuple[Any, bool]]]) -> str:
+        # tinygrad declares the kernel's parameters in this order, and passes
+        # its buffers and variable values in it (its signature, TinyELF's).
+        params = [(u.arg.name if u.addrspace == AddrSpace.ALU else None, u.dtype) for _, (u, _) in bufs]
+        entry, name = "", function_name
+        if any(param == CORE_ID for param, _ in params):
+            name, entry = threaded_entry(function_name, params)
+        return f"{entry}{SIGNATURE_MARK}{c_signature(name, params)}\n"
 
 
 class ModrtCUDARenderer(CUDARenderer):
@@ -104,6 +146,17 @@ RENDERERS = {
 
 _GRID_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z")
 _CC_LOCK = threading.Lock()
+# How ModrtCRenderer's C tells ModrtCCompiler the signature of its function.
+SIGNATURE_MARK = "// modrt: "
+
+# A kernel's parameters as tinygrad declares them, in order: (the variable's
+# name, None for a buffer; its dtype).
+Params = list[tuple[str | None, DType]]
+
+
+def c_signature(name: str, params: Params) -> str:
+    """The modrt signature of C function `name` of `params` (buffers, then variables)."""
+    return f"{name}({', '.join(f'{modrt_dtype(dt)}*' if p is None else modrt_dtype(dt) for p, dt in params)})"
 
 
 def kernel_signature(backend: str, obj: TinyELF) -> tuple[str, list[str]]:
@@ -131,8 +184,9 @@ def threaded_name(obj: TinyELF) -> str:
     return THREADED_PREFIX + obj.name
 
 
-def threaded_entry(obj: TinyELF) -> tuple[str, str]:
-    """(name, C source) of the function that runs C kernel `obj` on threads.
+def threaded_entry(kernel: str, params: Params) -> tuple[str, str]:
+    """(name, C source) of the function that runs C kernel `kernel` of
+    `params` on threads.
 
     It takes the kernel's own arguments, with the number of threads in
     `core_id`'s place (tinygrad's launch size, global_size[0]), and calls the
@@ -140,27 +194,27 @@ def threaded_entry(obj: TinyELF) -> tuple[str, str]:
     calling one, the cpu stream's worker) and returns when all are done, as
     tinygrad's CPU device runs the same kernel on its worker threads. Where a
     thread cannot be started, its part runs on the calling thread."""
-    entry = threaded_name(obj)
-    fields, params, passed = [], [], []
-    for i, (name, _, dt, _) in enumerate(obj.signature):
+    entry = THREADED_PREFIX + kernel
+    fields, declared, passed = [], [], []
+    for i, (name, dt) in enumerate(params):
         if name is None:  # a buffer: the kernel's own pointer type converts from void*
             ctype = "void*"
         elif (ctype := _C_SCALARS.get(modrt_dtype(dt))) is None:
-            raise ValueError(f"kernel {obj.name}: its variable {name} of dtype {dt} has no C type here")
+            raise ValueError(f"kernel {kernel}: its variable {name} of dtype {dt} has no C type here")
         fields.append(f"  {ctype} a{i};\n")
-        params.append(f"{ctype} a{i}")
+        declared.append(f"{ctype} a{i}")
         passed.append(f"a->a{i}")
-    core = next(i for i, (name, _, _, _) in enumerate(obj.signature) if name == CORE_ID)
+    core = next(i for i, (name, _) in enumerate(params) if name == CORE_ID)
     return entry, (
         "#include <pthread.h>\n"
         f"struct {entry}_args {{\n{''.join(fields)}}};\n"
         f"static void* {entry}_part(void* p) {{\n"
-        f"  struct {entry}_args* a = p;\n  {obj.name}({', '.join(passed)});\n  return 0;\n}}\n"
-        f"void {entry}({', '.join(params)}) {{\n"
+        f"  struct {entry}_args* a = p;\n  {kernel}({', '.join(passed)});\n  return 0;\n}}\n"
+        f"void {entry}({', '.join(declared)}) {{\n"
         f"  int32_t n = (int32_t)a{core} > 1 ? (int32_t)a{core} : 1;\n"
         f"  struct {entry}_args parts[n];\n  pthread_t threads[n];\n  int started[n];\n"
         "  for (int32_t t = 0; t < n; t++) {\n"
-        f"    parts[t] = (struct {entry}_args){{{', '.join(f'a{i}' for i in range(len(obj.signature)))}}};\n"
+        f"    parts[t] = (struct {entry}_args){{{', '.join(f'a{i}' for i in range(len(params)))}}};\n"
         f"    parts[t].a{core} = t;\n  }}\n"
         "  for (int32_t t = 1; t < n; t++) {\n"
         f"    started[t] = pthread_create(&threads[t], 0, {entry}_part, &parts[t]) == 0;\n"
@@ -181,6 +235,18 @@ def buffer_dtypes(signature: str) -> list[str]:
 LANGUAGES = {"cuda": "CUDA C++", "opencl": "OpenCL C", "webgpu": "WGSL", "vulkan": "WGSL", "cpu": "C"}
 
 
+def compiled_c(lib: bytes) -> bool:
+    """Whether tinygrad's binary `lib` is C compiled by ModrtCCompiler (a
+    saved modrt module, which starts with its length-prefixed format name)
+    rather than source that the other backends compile (text, no NUL)."""
+    return b"\0" in lib[:8]
+
+
+def kernel_language(lib: bytes) -> str:
+    """The language (LANGUAGES) of the kernel whose tinygrad binary is `lib`."""
+    return "C" if compiled_c(lib) else rendered_language(lib.decode())
+
+
 def rendered_language(source: str) -> str:
     """Which of tinygrad's renderers (LANGUAGES) wrote kernel `source`."""
     if "@compute" in source:
@@ -193,9 +259,9 @@ def rendered_language(source: str) -> str:
 
 
 def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
-    """modrt's module of tinygrad kernel `obj` as rendered for `backend`."""
-    source = obj.lib.decode()
-    if (language := rendered_language(source)) != LANGUAGES[backend]:
+    """modrt's module of tinygrad kernel `obj` as rendered for `backend`
+    (for cpu, compiled already: its saved module, loaded)."""
+    if (language := kernel_language(obj.lib)) != LANGUAGES[backend]:
         # tinygrad renders a kernel of a multi-device tensor once, for its
         # first device, and runs that program on every device of the tensor.
         raise ValueError(
@@ -203,24 +269,30 @@ def compile_kernel(backend: str, arch: str, obj: TinyELF) -> modrt.Module:
             "a tensor sharded over MODRT devices of different backends needs backends with the same "
             "tinygrad renderer (webgpu and vulkan: WGSL; devices of one backend always are)"
         )
+    if backend == "cpu":
+        return modrt.load_module_from_bytes("so", obj.lib)
+    source = obj.lib.decode()
     if backend in WGSL_BACKENDS:
         # modrt reads the interface from the shader (tinygrad's INFINITY
         # uniform first, then its buffers and variables; the workgroup size).
         return modrt.compile(source, backend)
     signature, _ = kernel_signature(backend, obj)
-    if backend == "cpu" and threaded(obj):
-        entry, wrapper = threaded_entry(obj)
-        source += "\n" + wrapper
-        signature = entry + signature[len(obj.name) :]
     if backend == "cuda":
         return modrt.compile(source, modrt.target.Target("cuda", arch=arch), [signature])
-    if backend != "cpu" or "CC" in os.environ:
-        return modrt.compile(source, backend, [signature])
+    return modrt.compile(source, backend, [signature])
+
+
+def compile_c(source: str, signature: str, arch: str) -> modrt.Module:
+    """modrt's host module of C `source` with function `signature`, compiled
+    by clang with tinygrad CPU's flags for `arch` (cpu_flags), or by `CC` as
+    it is where that is set."""
+    if "CC" in os.environ:
+        return modrt.compile(source, "cpu", [signature])
     # tinygrad's C uses clang's vector extensions (ext_vector_type); threads: threaded_entry.
     with _CC_LOCK:
         os.environ["CC"] = " ".join(["clang", "-pthread", *cpu_flags(arch)])
         try:
-            return modrt.compile(source, backend, [signature])
+            return modrt.compile(source, "cpu", [signature])
         finally:
             del os.environ["CC"]
 

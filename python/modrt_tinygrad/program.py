@@ -41,7 +41,16 @@ class ModrtProgram:
         # takes the thread count (global_size[0]) where tinygrad's vals leave
         # core_id None.
         self.threaded = dev.backend == "cpu" and threaded(obj)
-        self.function = self.module[threaded_name(obj) if self.threaded else obj.name]
+        name = threaded_name(obj) if self.threaded else obj.name
+        if dev.backend == "cpu":
+            # Compiled by ModrtCCompiler from the signature its renderer wrote:
+            # tinygrad passes buffers and values in the order of obj's.
+            signature, _ = kernel_signature("cpu", obj)
+            if (compiled := self.module.signature(name)) != name + signature[len(obj.name) :]:
+                raise RuntimeError(
+                    f"MODRT:cpu kernel {obj.name} was compiled as {compiled}, tinygrad calls {signature}"
+                )
+        self.function = self.module[name]
         self.grid, self.blocks = dev.backend != "cpu", dev.backend not in WGSL_BACKENDS
 
     def __call__(

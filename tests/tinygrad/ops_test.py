@@ -267,6 +267,42 @@ def test_cpu_kernels_split_over_threads_as_on_tinygrads_cpu() -> None:
     assert runner.replays == 2
 
 
+def test_cpu_kernels_compile_in_tinygrads_compile_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MODRT:cpu compiles tinygrad's C where tinygrad's own CPU device does:
+    in tinygrad's compile step, for a schedule of several kernels in its
+    worker processes, several at once. The process that runs the kernels
+    compiles none of them: making a Program loads its compiled module."""
+    if DEVICE != "MODRT:cpu":
+        pytest.skip(f"{DEVICE} compiles when tinygrad makes the Program, in the process that has the device")
+    from tinygrad.engine.worker import get_worker_pool
+
+    if get_worker_pool() is None:
+        pytest.skip("tinygrad has no worker processes here (PARALLEL=0): it compiles in this process")
+
+    def compile_here(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a MODRT:cpu kernel was compiled in the process that runs it")
+
+    monkeypatch.setattr(modrt, "compile", compile_here)
+    a, b = rand(7, 11), rand(11, 13)  # shapes of their own: kernels no other case compiled
+    product, column_sums = on(a) @ on(b), (on(a) * 3).sum(axis=0)
+    Tensor.realize(product, column_sums)
+    close(product, a @ b, 1e-4)
+    close(column_sums, (a * 3).sum(axis=0), 1e-4)
+
+
+def test_a_cpu_kernel_is_refused_by_name_on_another_renderers_backend() -> None:
+    """tinygrad renders (and MODRT:cpu compiles) a kernel of a tensor sharded
+    over several devices once, for its first device; a device of a backend
+    that runs another language says so instead of running it."""
+    if DEVICE != "MODRT:cpu":
+        pytest.skip(f"{DEVICE} is not MODRT:cpu")
+    if not modrt.device("opencl").exist:
+        pytest.skip("modrt has no opencl device here")
+    x = on(np.ones((4, 4), np.float32)).shard((DEVICE, "MODRT:opencl"), axis=0)
+    with pytest.raises(ValueError, match="is C and modrt opencl runs OpenCL C"):
+        (x * 2).realize()
+
+
 def test_jit_graph_records_again_for_new_variable_values() -> None:
     """modrt.Graph rebinds buffers, not scalars: a symbolic batch is recorded
     once per distinct variable value and replayed for a value seen before."""
