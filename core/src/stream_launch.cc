@@ -195,15 +195,14 @@ bool HasUniformBlocks(const FunctionInfo& info) {
 // stream `s`: on its native queue, so the device's other work is not waited
 // for; now, when there is none or a graph is being captured.
 void FillBlock(StreamState& s, TensorObj* t, std::string_view bytes, const std::string& kernel) {
-  const NativeQueues* q = s.native();
+  const NativeQueue* q = s.native();
   if (q == nullptr || s.capture() != nullptr) {
     t->device_api()->CopyFromHost(bytes.data(), t->dl(), bytes.size());
     return;
   }
   auto held = std::make_shared<std::string>(bytes);  // until the copy completed
   s.Throttle(0);
-  CheckNative(q->streams->copy_from_host_async(q->self, held->data(), t->dl(), 0, held->size(),
-                                               s.native_stream()));
+  q->CopyFromHost(held->data(), t->dl(), 0, held->size());
   LaunchRecord record;
   record.kernel = StrCat("the uniform block of ", kernel, " (", held->size(), " bytes)");
   record.is_launch = false;
