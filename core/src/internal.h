@@ -110,6 +110,13 @@ void CheckShaderMap(const PayloadObj& payload, const std::string& display_name);
 // the start of every refusal of a uniform block's value.
 std::string UniformBlockLabel(const std::string& kernel, size_t index, const ArgInfo& a);
 
+// Checks the value `args[passed]` a launch of `info` would take in the place
+// of the caller's value at that index (a scalar argument or a launch
+// parameter) as the launch checks it (kernel_args.cc): the same TypeError or
+// OverflowError, naming the argument. Graph replays with new scalars check
+// them before anything runs.
+void CheckScalarValue(const FunctionInfo& info, const Args& args, int32_t passed);
+
 // fork() (fork_guard.cc): a device opened before a fork is refused in the
 // child. NoteDeviceOpened records a use of `device` (RuntimeError in such a
 // child); ForkedDeviceProblem says why `device` is unusable here ("" if it is

@@ -286,6 +286,41 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
   }
 }
 
+void CheckScalarValue(const FunctionInfo& info, const Args& args, int32_t passed) {
+  const size_t npassed = info.num_passed_args() - info.launch_tags.size();
+  if (static_cast<size_t>(passed) >= npassed) {
+    const std::string& tag = info.launch_tags.at(passed - npassed);
+    int64_t v = 0;
+    try {
+      v = args.Int(passed);
+    } catch (const Error& e) {
+      Fail("TypeError", info.name, ": launch parameter ", tag, ": ", e.what());
+    }
+    if (v < (tag == "dyn_shared_mem" ? 0 : 1)) {
+      Fail("ValueError", info.name, ": launch parameter ", tag, " must be ",
+           tag == "dyn_shared_mem" ? ">= 0" : ">= 1", ", got ", v);
+    }
+    for (const ArgInfo& a : info.args) {
+      const int value_bits = a.dtype.bits - (a.dtype.code == kDLInt ? 1 : 0);
+      if (a.launch_tag == tag && value_bits < 63 && static_cast<uint64_t>(v) >> value_bits != 0) {
+        Fail("OverflowError", info.name, ": argument '", a.name, "' (", DTypeToString(a.dtype),
+             ") is filled from ", a.launch_tag, " = ", v, ", which it cannot hold");
+      }
+    }
+    return;
+  }
+  int32_t idx = -1;
+  for (size_t i = 0; i < info.args.size(); ++i) {
+    const ArgInfo& a = info.args[i];
+    if (!a.launch_tag.empty() || ++idx != passed) continue;
+    if (a.is_buffer) {
+      Fail("TypeError", info.name, ": ", ArgLabel(i, a), " is a tensor argument, not a scalar");
+    }
+    uint64_t slot = 0;
+    return PackScalar(ScalarArg{info.name, i, a}, args, passed, &slot);
+  }
+}
+
 KernelArgs KernelArgs::Pack(const FunctionInfo& info, const Args& args, DLDeviceType device_type) {
   KernelArgs k;
   k.Fill(info.args.size(), [&](ModrtKernelArgs* c) { PackKernelArgs(info, args, device_type, c); });

@@ -290,7 +290,25 @@ class GraphObj final : public Object {
   // replacement) pairs rebind buffers for this replay, all at once (one
   // simultaneous substitution: a swap {x: z, z: x} swaps).
   using Bindings = std::vector<std::pair<Object*, Object*>>;
-  void Replay(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
+  // A new value for one scalar a captured launch took: the value the caller
+  // passed at index `position` of launch `launch` (0-based, in capture
+  // order), a scalar argument or a launch parameter. A number, never an object.
+  struct ScalarBinding {
+    size_t launch;
+    int32_t position;
+    ModrtValue value;
+  };
+  using Scalars = std::vector<ScalarBinding>;
+  // The index of the value named `key` among those launch `launch` was called
+  // with: an index (an int) or the name of a scalar argument in the
+  // function's signature or of a launch parameter ("blockIdx.x"). IndexError
+  // or KeyError naming the launch and the key; TypeError for a tensor argument.
+  int32_t ScalarPosition(size_t launch, const ModrtValue& key) const;
+  // `scalars` give new values to scalars of the captured launches for this
+  // replay (each checked as its launch checks it, before anything runs; the
+  // captured launches keep theirs).
+  void Replay(const std::shared_ptr<StreamState>& stream, const Bindings& bindings,
+              Scalars scalars = {});
 
  private:
   // Whether a launch of the graph takes `tensor` as an argument.
@@ -298,15 +316,20 @@ class GraphObj final : public Object {
   // Refuses bindings for a tensor no launch took, a tensor bound twice, and
   // a replacement of another shape, dtype or device (ValueError naming them).
   void CheckBindings(const Bindings& bindings) const;
-  // Whether the native graph was last recorded with `bindings`.
-  bool SameBindings(const Bindings& bindings) const;
-  // Records the list with `bindings` into the native graph (graph_update);
-  // false when the backend cannot (nothing ran then).
-  bool Rerecord(const std::shared_ptr<StreamState>& stream, const Bindings& bindings);
+  // Refuses a scalar bound twice and a value its launch would refuse; drops
+  // values equal to the captured ones and sorts the rest by launch and position.
+  void CheckScalars(Scalars* scalars) const;
+  // Whether the native graph was last recorded with `bindings` and `scalars`
+  // (as CheckScalars left them).
+  bool SameBindings(const Bindings& bindings, const Scalars& scalars) const;
+  // Records the list with `bindings` and `scalars` into the native graph
+  // (graph_update); false when the backend cannot (nothing ran then).
+  bool Rerecord(const std::shared_ptr<StreamState>& stream, const Bindings& bindings,
+                const Scalars& scalars);
   // Runs the list, launch by launch, on `stream`; with `check`, the guards
   // of a checked launch's tensors after it (checked mode).
   void RunList(const std::shared_ptr<StreamState>& stream, const Bindings& bindings,
-               bool check = false);
+               const Scalars& scalars, bool check = false);
 
   struct Launch {
     Ref<FunctionObj> function;
@@ -323,6 +346,7 @@ class GraphObj final : public Object {
   std::string why_not_native_;
   // The bindings the native graph was last recorded with (none: as captured).
   std::vector<std::pair<Ref<Object>, Ref<Object>>> native_bindings_;
+  Scalars native_scalars_;  // and scalars (none: as captured)
 };
 
 // The stream a launch on `device` goes to: this thread's current stream when

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -115,20 +116,23 @@ void GraphObj::CheckBindings(const Bindings& bindings) const {
   }
 }
 
-void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
-                      const std::vector<std::pair<Object*, Object*>>& bindings) {
+void GraphObj::Replay(const std::shared_ptr<StreamState>& stream, const Bindings& bindings,
+                      Scalars scalars) {
   CheckBindings(bindings);
+  CheckScalars(&scalars);
   // Checked mode: launch by launch, each checked after it ran, so an
   // out-of-bounds write is reported at the replay that made it, naming the
   // launch (not at the next checked launch, which would be blamed).
   if (std::any_of(launches_.begin(), launches_.end(), [](const Launch& l) { return l.checked; })) {
-    return RunList(stream, bindings, /*check=*/true);
+    return RunList(stream, bindings, scalars, /*check=*/true);
   }
   if (native_graph_ != nullptr && stream->native() != nullptr &&
       stream->native()->layer() == native_graph_->layer && !launches_.empty()) {
-    // The backend's graph runs with the buffers it was last recorded with:
-    // other bindings re-record it first (graph_update), or replay the list.
-    if (!SameBindings(bindings) && !Rerecord(stream, bindings)) return RunList(stream, bindings);
+    // The backend's graph runs with the buffers and scalars it was last
+    // recorded with: others re-record it first (graph_update), or replay the list.
+    if (!SameBindings(bindings, scalars) && !Rerecord(stream, bindings, scalars)) {
+      return RunList(stream, bindings, scalars);
+    }
     stream->Throttle(0);
     stream->native()->Launch(*native_graph_);
     LaunchRecord record;
@@ -139,10 +143,110 @@ void GraphObj::Replay(const std::shared_ptr<StreamState>& stream,
     stream->NoteLaunch(std::move(record), 0, native_graph_);
     return;
   }
-  RunList(stream, bindings);
+  RunList(stream, bindings, scalars);
 }
 
-bool GraphObj::SameBindings(const Bindings& bindings) const {
+namespace {
+
+// The same number: type, flag and bits.
+bool SameScalar(const ModrtValue& a, const ModrtValue& b) {
+  return a.type_code == b.type_code && a.reserved == b.reserved && a.v_int64 == b.v_int64;
+}
+
+}  // namespace
+
+int32_t GraphObj::ScalarPosition(size_t launch, const ModrtValue& key) const {
+  if (launch >= launches_.size()) {
+    Fail("IndexError", "graph.replay: a scalar of launch ", launch, ", but the graph has ",
+         launches_.size(), " launch", launches_.size() == 1 ? "" : "es", " (0 to ",
+         launches_.size() == 0 ? 0 : launches_.size() - 1, ")");
+  }
+  const Launch& l = launches_[launch];
+  const FunctionInfo& info = *l.info;
+  const auto count = static_cast<int32_t>(l.args.size());
+  if (static_cast<size_t>(count) != info.num_passed_args()) {
+    Fail("TypeError", "graph.replay: launch ", launch, " (", info.ToString(),
+         ") was captured with ", count, " values, which its function does not take");
+  }
+  int32_t position = -1;
+  if (key.type_code == kModrtInt) {
+    if (key.v_int64 < 0 || key.v_int64 >= count) {
+      Fail("IndexError", "graph.replay: launch ", launch, " (", info.ToString(), ") took ", count,
+           " values; it has no value ", key.v_int64);
+    }
+    position = static_cast<int32_t>(key.v_int64);
+  } else {
+    const std::string_view name = Args(&key, 1).Str(0);
+    const size_t npassed = info.num_passed_args() - info.launch_tags.size();
+    int32_t index = -1;
+    for (const ArgInfo& a : info.args) {
+      if (!a.launch_tag.empty()) continue;
+      ++index;
+      if (!a.name.empty() && a.name == name) position = index;
+    }
+    for (size_t j = 0; j < info.launch_tags.size(); ++j) {
+      if (info.launch_tags[j] == name) position = static_cast<int32_t>(npassed + j);
+    }
+    if (position < 0) {
+      Fail("KeyError", "graph.replay: launch ", launch, " (", info.ToString(),
+           ") has no argument or launch parameter named '", name, "'");
+    }
+  }
+  const ModrtValue& captured = l.args[position];
+  if (captured.type_code != kModrtInt && captured.type_code != kModrtFloat) {
+    Fail("TypeError", "graph.replay: value ", position, " of launch ", launch, " (", info.name,
+         ") is a ", ValueTypeName(captured),
+         ", not a scalar: rebind tensors with bindings (captured tensor: replacement)");
+  }
+  return position;
+}
+
+void GraphObj::CheckScalars(Scalars* scalars) const {
+  std::stable_sort(scalars->begin(), scalars->end(), [](const auto& a, const auto& b) {
+    return std::tie(a.launch, a.position) < std::tie(b.launch, b.position);
+  });
+  std::vector<ModrtValue> args;
+  for (size_t i = 0; i < scalars->size(); ++i) {
+    const ScalarBinding& s = (*scalars)[i];
+    const Launch& l = launches_[s.launch];
+    if (i > 0 && (*scalars)[i - 1].launch == s.launch && (*scalars)[i - 1].position == s.position &&
+        !SameScalar((*scalars)[i - 1].value, s.value)) {
+      Fail("ValueError", "graph.replay: value ", s.position, " of launch ", s.launch, " (",
+           l.info->name, ") is given two different values");
+    }
+    if (s.value.type_code != kModrtInt && s.value.type_code != kModrtFloat) {
+      Fail("TypeError", "graph.replay: value ", s.position, " of launch ", s.launch, " (",
+           l.info->name, ") takes a number, not a ", ValueTypeName(s.value));
+    }
+    args = l.args;
+    args[s.position] = s.value;
+    try {
+      CheckScalarValue(*l.info, Args(args.data(), static_cast<int32_t>(args.size())), s.position);
+    } catch (const Error& e) {
+      throw Error(e.kind(), StrCat("graph.replay: launch ", s.launch, ": ", e.what()));
+    }
+  }
+  // What the launches took already changes nothing: dropped, so that a replay
+  // naming the captured values reuses the recording as captured.
+  scalars->erase(std::remove_if(scalars->begin(), scalars->end(),
+                                [&](const ScalarBinding& s) {
+                                  return SameScalar(launches_[s.launch].args[s.position], s.value);
+                                }),
+                 scalars->end());
+  scalars->erase(std::unique(scalars->begin(), scalars->end(),
+                             [](const ScalarBinding& a, const ScalarBinding& b) {
+                               return a.launch == b.launch && a.position == b.position;
+                             }),
+                 scalars->end());
+}
+
+bool GraphObj::SameBindings(const Bindings& bindings, const Scalars& scalars) const {
+  if (scalars.size() != native_scalars_.size()) return false;
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    const ScalarBinding &a = scalars[i], &b = native_scalars_[i];
+    if (a.launch != b.launch || a.position != b.position || !SameScalar(a.value, b.value))
+      return false;
+  }
   std::vector<std::pair<Object*, Object*>> now = bindings, then;
   for (const auto& [from, to] : native_bindings_) then.emplace_back(from.get(), to.get());
   std::sort(now.begin(), now.end());
@@ -150,7 +254,8 @@ bool GraphObj::SameBindings(const Bindings& bindings) const {
   return now == then;
 }
 
-bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindings& bindings) {
+bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindings& bindings,
+                        const Scalars& scalars) {
   const NativeQueue* q = stream->native();
   if (!q->updates_graphs()) return false;
   if (!q->BeginCapture()) return false;
@@ -175,7 +280,7 @@ bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindin
   {
     EndCapture end{this, stream.get()};
     try {
-      RunList(stream, bindings);
+      RunList(stream, bindings, scalars);
     } catch (const Error&) {
       recorded = false;
     }
@@ -188,11 +293,12 @@ bool GraphObj::Rerecord(const std::shared_ptr<StreamState>& stream, const Bindin
   if (!q->EndCaptureInto(*native_graph_)) return false;
   native_bindings_.clear();
   for (const auto& [from, to] : bindings) native_bindings_.emplace_back(from, to);
+  native_scalars_ = scalars;
   return true;
 }
 
 void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Bindings& bindings,
-                       bool check) {
+                       const Scalars& scalars, bool check) {
   // Launches go to `stream`: it is made current for the replay.
   std::shared_ptr<StreamState>& current_stream = CurrentStreamSlot();
   std::shared_ptr<StreamState> saved = current_stream;
@@ -203,9 +309,12 @@ void GraphObj::RunList(const std::shared_ptr<StreamState>& stream, const Binding
   } restore{&current_stream, std::move(saved)};
   current_stream = stream;
   std::vector<ModrtValue> args;
+  auto scalar = scalars.begin();  // sorted by launch (CheckScalars)
   for (size_t i = 0; i < launches_.size(); ++i) {
     const Launch& l = launches_[i];
     args = l.args;
+    for (; scalar != scalars.end() && scalar->launch == i; ++scalar)
+      args[scalar->position] = scalar->value;
     // One simultaneous substitution: each captured argument is looked up
     // once, so {x: z, z: x} swaps x and z (a replacement is never rebound again).
     for (ModrtValue& v : args) {
@@ -269,9 +378,11 @@ MODRT_STATIC_INIT([] {
     a.ExpectCount(1, "graph.native");
     r->SetInt(static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"))->native() ? 1 : 0);
   });
-  // graph.replay(graph, stream, captured tensor, replacement, ...)
+  // graph.replay(graph, stream, number of bindings, (captured tensor,
+  // replacement) * that number, (launch index, argument index or name, new
+  // value) * the rest)
   RegisterGlobal("graph.replay", [](const Args& a, Ret*) {
-    a.ExpectCount(2, "graph.replay", /*at_least=*/true);
+    a.ExpectCount(3, "graph.replay", /*at_least=*/true);
     auto* g = static_cast<GraphObj*>(a.Obj(0, kModrtObjGraph, "graph"));
     const auto& s = StreamArg(a, 1)->shared();
     if (!SameDevice(s->device(), g->device())) {
@@ -279,14 +390,26 @@ MODRT_STATIC_INIT([] {
            DeviceName(s->device()));
     }
     if (s->capture() != nullptr) Fail("RuntimeError", "cannot replay into a capturing stream");
-    if ((a.size() - 2) % 2 != 0)
-      Fail("ValueError", "graph.replay takes (captured, replacement) pairs");
-    std::vector<std::pair<Object*, Object*>> bindings;
-    for (int32_t i = 2; i < a.size(); i += 2) {
+    const int64_t num_bindings = a.Int(2);
+    const int32_t scalars_at = 3 + 2 * static_cast<int32_t>(num_bindings);
+    if (num_bindings < 0 || scalars_at > a.size() || (a.size() - scalars_at) % 3 != 0) {
+      Fail("ValueError",
+           "graph.replay takes (captured, replacement) pairs, then (launch, argument, value) "
+           "triples");
+    }
+    GraphObj::Bindings bindings;
+    for (int32_t i = 3; i < scalars_at; i += 2) {
       bindings.emplace_back(a.Obj(i, kModrtObjTensor, "tensor"),
                             a.Obj(i + 1, kModrtObjTensor, "tensor"));
     }
-    g->Replay(s, bindings);
+    GraphObj::Scalars scalars;
+    for (int32_t i = scalars_at; i < a.size(); i += 3) {
+      const int64_t launch = a.Int(i);
+      if (launch < 0) Fail("IndexError", "graph.replay: a scalar of launch ", launch);
+      const auto index = static_cast<size_t>(launch);
+      scalars.push_back({index, g->ScalarPosition(index, a[i + 1]), a[i + 2]});
+    }
+    g->Replay(s, bindings, std::move(scalars));
   });
 });
 

@@ -52,6 +52,25 @@ class ModrtProgram:
                 )
         self.function = self.module[name]
         self.grid, self.blocks = dev.backend != "cpu", dev.backend not in WGSL_BACKENDS
+        # Where the scalars (`scalars`) begin among a launch's values.
+        self.first_scalar = len(self.leading) + len(self.buffer_dtypes)
+
+    def scalars(
+        self,
+        global_size: tuple[int, int, int] = (1, 1, 1),
+        local_size: tuple[int, int, int] | None = (1, 1, 1),
+        vals: tuple[int | None, ...] = (),
+    ) -> list[int]:
+        """The values a launch takes after its buffers: tinygrad's vals, then
+        the global and local sizes where the backend takes them."""
+        if self.threaded:
+            vals = tuple(global_size[0] if v is None else v for v in vals)
+        tail: list[Any] = [*vals]
+        if self.grid:
+            tail += global_size
+        if self.blocks and self.grid:
+            tail += local_size if local_size is not None else (1, 1, 1)
+        return tail
 
     def __call__(
         self,
@@ -62,13 +81,11 @@ class ModrtProgram:
         wait: bool = False,
         **kw: Any,
     ) -> float | None:
-        if self.threaded:
-            vals = tuple(global_size[0] if v is None else v for v in vals)
-        args = [*self.leading, *(b.typed(d) for b, d in zip(bufs, self.buffer_dtypes)), *vals]
-        if self.grid:
-            args += global_size
-        if self.blocks and self.grid:
-            args += local_size if local_size is not None else (1, 1, 1)
+        args = [
+            *self.leading,
+            *(b.typed(d) for b, d in zip(bufs, self.buffer_dtypes)),
+            *self.scalars(global_size, local_size, vals),
+        ]
         if not wait:
             self.function(*args)
             return None

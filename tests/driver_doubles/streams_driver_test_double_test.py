@@ -278,6 +278,29 @@ def test_graph_capture_calls_the_driver_in_order(backend, dev, mod, log):
     assert [e["exec"] for e in log.of("exec_destroy")] == [instantiated["exec"]]
 
 
+def test_a_replay_with_a_new_grid_updates_the_graph_in_place(backend, dev, mod, log):
+    """Graph.replay(scalars=...) on the driver's graphs: the launches are
+    captured again with the new value (here launch 1's grid) and the
+    executable graph updated in place, as for rebound buffers."""
+    c = backend.calls
+    s, sid, ops = loaded_on_a_new_stream(backend, dev, mod, log)
+    with s.capture() as g:
+        for _ in range(3):
+            launch(backend, mod, ops)
+    log.reset()
+    g.replay(scalars={(1, "blockIdx.x"): 2})
+    calls = [e["call"] for e in log.entries()]
+    capture_of_three = [c["begin_capture"], *[c["launch"]] * 3, c["end_capture"]]
+    assert calls == [*capture_of_three, c["exec_update"], c["graph_destroy"], c["graph_launch"]], calls
+    assert [x["grid"] for x in log.of("launch")] == [[4, 1, 1], [2, 1, 1], [4, 1, 1]]
+    assert all(x["captured"] and x["stream"] == sid for x in log.of("launch"))
+    # The same value again: the updated graph is launched as it is.
+    log.reset()
+    g.replay(scalars={(1, "blockIdx.x"): 2})
+    assert [e["call"] for e in log.entries()] == [c["graph_launch"]]
+    s.synchronize(timeout=30)
+
+
 def test_a_launch_refused_in_a_capture_ends_the_capture_and_keeps_the_stream(backend, dev, mod, log):
     s, sid, ops = loaded_on_a_new_stream(backend, dev, mod, log)
     log.fail_next(backend.calls["launch"], ERROR_ILLEGAL_ADDRESS)

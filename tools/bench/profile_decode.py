@@ -17,8 +17,8 @@ turns step by step, so load from elsewhere falls on all of them alike:
   event timestamps on CL, modrt events around each graph replay on MODRT);
 - then a cProfile of the plain steps: the cumulative seconds per step in
   tinygrad's JIT call, in the device's launch layer (MODRT: ModrtGraph.__call__,
-  which records the batch for a new position and replays it, with the record
-  alone; CL: CLProgram.__call__, one per kernel; CPU: none apart, its kernels
+  which replays the batch with this position's values, with the recording
+  alone, made once at the capture; CL: CLProgram.__call__, one per kernel; CPU: none apart, its kernels
   run inside the JIT call) and in the read-back that
   waits for the step (the allocator's _copyout), and the launches per step.
 
