@@ -24,8 +24,12 @@ def kind(request):
 
 @pytest.fixture(scope="module")
 def mod(kind):
-    # The device layer's kernels, their arguments named in the signatures
-    # (a, b, c, n, rounds), so that a replay can name them.
+    return named_kernels(kind)
+
+
+def named_kernels(kind):
+    """The device layer's kernels, their arguments named in the signatures
+    (a, b, c, n, rounds), so that a replay can name them."""
     source, signatures = KERNELS[kind]
     named = []
     for sig in signatures:
@@ -157,3 +161,30 @@ def test_a_scalar_the_launch_would_refuse_is_refused_naming_it(kind, mod):
     assert submission_counts(dev) == before
     g.replay(scalars={(0, 3): 100, (0, "n"): 100})  # the same value twice is one value
     np.testing.assert_array_equal(d.numpy(stream=s, timeout=60), np.where(np.arange(N) < 100, 3, 1))
+
+
+def test_checked_mode_reports_a_write_out_of_bounds_that_new_scalars_make(kind):
+    """In checked mode, a replay whose new n makes its launch write past the
+    buffer raises IndexError naming that launch of the replay; a replay with
+    values in bounds after it runs and is checked again."""
+    dev = modrt.device(kind)
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal(N).astype("float32"), rng.standard_normal(N).astype("float32")
+    with modrt.checked():
+        mod = named_kernels(kind)
+        a, b = modrt.tensor(x, dev), modrt.tensor(y, dev)
+        short = modrt.empty((256,), "float32", dev)
+        s = modrt.Stream(dev)
+        with s.capture() as g:
+            mod["vadd"](a, b, short, 256, *launch_params(kind, N))  # in bounds as captured
+        with pytest.raises(
+            IndexError,
+            match=r"^vadd \(launch 1 of 1 in a graph replay\): argument 2 was written out of bounds: "
+            r"bytes 1024 to 1199 of a buffer of 1024 bytes \(found by checked mode",
+        ):
+            g.replay(scalars={(0, "n"): N})
+        s.synchronize(timeout=60)
+        short.copyfrom(np.zeros(256, "float32"))
+        g.replay(scalars={(0, "n"): 200})
+        s.synchronize(timeout=60)
+        np.testing.assert_allclose(short.numpy(), np.where(np.arange(256) < 200, (x + y)[:256], 0), rtol=1e-6)
