@@ -10,7 +10,8 @@ all parts alike) and each part's best batch kept:
   ext launch        floors/opencl_launch_ext.c: the same driver calls from a bare
                     METH_FASTCALL extension that converts the same four arguments
   C loop            the same driver calls in a C loop (the C floor, in process),
-                    and with the range given in 3 dimensions as modrt's plugin does
+                    and with the range given in 3 dimensions as modrt's plugin does,
+                    also on a queue with profiling enabled as modrt's queues are
 
 `tools/bazel run --config=all-runtimes -c opt //tools/bench:launch_split -- [BATCHES [N]]`
 (N launches per OpenCL batch, 2000 as in the launch row).
@@ -158,6 +159,10 @@ def opencl_parts(modrt, nop) -> dict[str, Callable[[int], None]]:  # type: ignor
         ext.loop(n, 3)
         ext.finish()
 
+    def c_loop_profiled(n: int) -> None:
+        ext.loop(n, 3, True)
+        ext.finish()
+
     return {
         "python loop": python_loop,
         'kernel lookup mod["add_one"]': lookup,
@@ -166,6 +171,7 @@ def opencl_parts(modrt, nop) -> dict[str, Callable[[int], None]]:  # type: ignor
         "ext launch (bare extension floor)": ext_launch,
         "C loop (the C floor)": c_loop,
         "C loop, work_dim 3 (as modrt's)": c_loop_3d,
+        "C loop, 3 dims, profiling queue": c_loop_profiled,
     }
 
 
@@ -222,7 +228,11 @@ def main() -> None:
         build_exts(tmp)
         parts = opencl_parts(modrt, nop)
         show("opencl launch (PoCL)", interleave({k: timed(v) for k, v in parts.items()}, batches, n))
-        for name in ("modrt launch kernel(a, 64, 1, 64)", "ext launch (bare extension floor)"):
+        for name in (
+            "modrt launch kernel(a, 64, 1, 64)",
+            "ext launch (bare extension floor)",
+            "C loop, 3 dims, profiling queue",
+        ):
             sampled(name, parts[name], n, SAMPLED_SECONDS)
         for kind in ("vulkan", "webgpu"):
             parts = dispatch_parts(modrt, kind)

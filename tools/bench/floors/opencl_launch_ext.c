@@ -18,6 +18,7 @@ static const char* kSource =
 
 enum { kElements = 64 };
 static cl_command_queue queue;
+static cl_command_queue profiled_queue;  // CL_QUEUE_PROFILING_ENABLE, as modrt's queues
 static cl_kernel kernel;
 static cl_mem buf;
 
@@ -49,6 +50,8 @@ static PyObject* setup(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
   if (err != CL_SUCCESS) return fail("clCreateContext", err);
   queue = clCreateCommandQueue(ctx, device, 0, &err);
   if (err != CL_SUCCESS) return fail("clCreateCommandQueue", err);
+  profiled_queue = clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) return fail("clCreateCommandQueue", err);
   cl_program program = clCreateProgramWithSource(ctx, 1, &kSource, NULL, &err);
   if (err != CL_SUCCESS) return fail("clCreateProgramWithSource", err);
   err = clBuildProgram(program, 1, &device, "", NULL, NULL);
@@ -76,14 +79,17 @@ static PyObject* launch(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
   Py_RETURN_NONE;
 }
 
-// loop(n, work_dim=1): n launches in a C loop (opencl_launch.c's inner loop,
-// in process), as a 1-D range or as the same range given in work_dim
-// dimensions (the extra ones of size 1).
+// loop(n, work_dim=1, profiled=0): n launches in a C loop (opencl_launch.c's
+// inner loop, in process), as a 1-D range or as the same range given in
+// work_dim dimensions (the extra ones of size 1), on a plain queue or on one
+// with profiling enabled.
 static PyObject* loop(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   (void)self;
-  if (nargs != 1 && nargs != 2) return PyErr_Format(PyExc_TypeError, "loop takes 1 or 2 arguments");
+  if (nargs < 1 || nargs > 3) return PyErr_Format(PyExc_TypeError, "loop takes 1 to 3 arguments");
   const long n = PyLong_AsLong(args[0]);
-  const long work_dim = nargs == 2 ? PyLong_AsLong(args[1]) : 1;
+  const long work_dim = nargs >= 2 ? PyLong_AsLong(args[1]) : 1;
+  const int profiled = nargs == 3 ? PyObject_IsTrue(args[2]) : 0;
+  cl_command_queue q = profiled ? profiled_queue : queue;
   if (PyErr_Occurred()) return NULL;
   if (work_dim < 1 || work_dim > 3) return PyErr_Format(PyExc_ValueError, "work_dim is 1, 2 or 3");
   const cl_int count = kElements;
@@ -91,8 +97,8 @@ static PyObject* loop(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   for (long i = 0; i < n; ++i) {
     clSetKernelArg(kernel, 0, sizeof(cl_mem), &buf);
     clSetKernelArg(kernel, 1, sizeof(cl_int), &count);
-    cl_int err = clEnqueueNDRangeKernel(queue, kernel, (cl_uint)work_dim, NULL, global, local, 0,
-                                        NULL, NULL);
+    cl_int err =
+        clEnqueueNDRangeKernel(q, kernel, (cl_uint)work_dim, NULL, global, local, 0, NULL, NULL);
     if (err != CL_SUCCESS) return fail("clEnqueueNDRangeKernel", err);
   }
   Py_RETURN_NONE;
@@ -103,6 +109,7 @@ static PyObject* finish(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
   (void)self;
   (void)args;
   (void)nargs;
+  clFinish(profiled_queue);
   clFinish(queue);
   float first = 0;
   cl_int err = clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, sizeof(first), &first, 0, NULL, NULL);
@@ -114,7 +121,7 @@ static PyMethodDef methods[] = {
     {"setup", (PyCFunction)(void (*)(void))setup, METH_FASTCALL, "PoCL context, kernel, buffer."},
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "launch(a, n, grid, block)."},
     {"loop", (PyCFunction)(void (*)(void))loop, METH_FASTCALL,
-     "loop(n, work_dim=1): n launches in C."},
+     "loop(n, work_dim=1, profiled=0): n launches in C."},
     {"finish", (PyCFunction)(void (*)(void))finish, METH_FASTCALL, "clFinish; the first value."},
     {NULL, NULL, 0, NULL},
 };
