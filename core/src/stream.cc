@@ -171,7 +171,8 @@ void StreamState::WaitForRoom(size_t bytes, std::unique_lock<std::mutex>& lock) 
   // caller's lock (the GIL) go while it waits, and never holds mu_ while
   // taking it back. It waits in slices: between them Ctrl-C ends the wait
   // (KeyboardInterrupt, nothing launched), and MODRT_WAIT_TIMEOUT bounds it.
-  const double limit = full() ? DefaultWaitTimeout() : -1.0;
+  if (!full()) return;  // room: no clock read, no wait
+  const double limit = DefaultWaitTimeout();
   const auto start = std::chrono::steady_clock::now();
   while (full()) {
     lock.unlock();

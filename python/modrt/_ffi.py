@@ -282,6 +282,9 @@ def _box_arg(arg: Any) -> Any:
     or a (device_type, device_id) pair. An array (numpy's, or anything with
     the buffer protocol or `__array__`) passes as a copy of its bytes, in
     row-major order: what a kernel's uniform block takes."""
+    dl_pair = getattr(arg, "_dl_pair", None)
+    if dl_pair is not None:  # a modrt.Device: no DLDevice structure built per call
+        return dl_pair()
     if isinstance(arg, (bytes, bytearray, memoryview)):
         return Object(_new_bytes(bytes(arg), False))
     if hasattr(arg, "_as_dl_device"):

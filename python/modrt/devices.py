@@ -78,6 +78,10 @@ class Device:
     def _as_dl_device(self) -> _ffi.DLDevice:
         return _ffi.DLDevice(self.device_type, self.index)
 
+    def _dl_pair(self) -> tuple[int, int]:
+        """(device_type, index): how a call passes this device (_ffi._box_arg)."""
+        return (self.device_type, self.index)
+
     def __repr__(self) -> str:
         return f"{self.kind}({self.index})"
 
