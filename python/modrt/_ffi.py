@@ -285,18 +285,13 @@ def _box_arg(arg: Any) -> Any:
     dl_pair = getattr(arg, "_dl_pair", None)
     if dl_pair is not None:  # a modrt.Device: no DLDevice structure built per call
         return dl_pair()
-    if isinstance(arg, (bytes, bytearray, memoryview)):
-        return Object(_new_bytes(bytes(arg), False))
-    if hasattr(arg, "_as_dl_device"):
-        dl = arg._as_dl_device()
-        return (dl.device_type, dl.device_id)
     if callable(arg):
         return convert_to_function(arg)
     if hasattr(arg, "__array__"):
         import numpy as np  # imported on use: it costs milliseconds at `import modrt`
 
         return Object(_new_bytes(np.ascontiguousarray(arg).tobytes(), False))
-    try:
+    try:  # bytes, bytearray, memoryview and other buffers
         return Object(_new_bytes(memoryview(arg).tobytes(), False))
     except TypeError:
         raise TypeError(f"cannot pass a {type(arg).__name__} to a modrt function") from None

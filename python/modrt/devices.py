@@ -75,9 +75,6 @@ class Device:
             _KIND_OF_TYPE[dl.device_type] = kind
         return cls(kind, dl.device_id)
 
-    def _as_dl_device(self) -> _ffi.DLDevice:
-        return _ffi.DLDevice(self.device_type, self.index)
-
     def _dl_pair(self) -> tuple[int, int]:
         """(device_type, index): how a call passes this device (_ffi._box_arg)."""
         return (self.device_type, self.index)
