@@ -139,6 +139,33 @@ void PackScalar(const ScalarArg& arg, const Args& args, int32_t idx, uint64_t* s
   store(h);
 }
 
+// The value of launch parameter `tag`, value `idx` of a call: an int, at
+// least 1 (0 for dyn_shared_mem).
+int64_t LaunchParameter(const FunctionInfo& info, const std::string& tag, const Args& args,
+                        int32_t idx) {
+  int64_t v = 0;
+  try {
+    v = args.Int(idx);
+  } catch (const Error& e) {
+    Fail("TypeError", info.name, ": launch parameter ", tag, ": ", e.what());
+  }
+  if (v < (tag == "dyn_shared_mem" ? 0 : 1)) {
+    Fail("ValueError", info.name, ": launch parameter ", tag, " must be ",
+         tag == "dyn_shared_mem" ? ">= 0" : ">= 1", ", got ", v);
+  }
+  return v;
+}
+
+// Refuses launch parameter value `v` (>= 1) for argument `a`, filled from it,
+// when a's dtype cannot hold it.
+void CheckFilledFromLaunchParameter(const FunctionInfo& info, const ArgInfo& a, int64_t v) {
+  const int value_bits = a.dtype.bits - (a.dtype.code == kDLInt ? 1 : 0);
+  if (value_bits < 63 && static_cast<uint64_t>(v) >> value_bits != 0) {
+    Fail("OverflowError", info.name, ": argument '", a.name, "' (", DTypeToString(a.dtype),
+         ") is filled from ", a.launch_tag, " = ", v, ", which it cannot hold");
+  }
+}
+
 }  // namespace
 
 std::string UniformBlockLabel(const std::string& kernel, size_t index, const ArgInfo& a) {
@@ -246,17 +273,7 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
   for (size_t i = 0; i < nargs; ++i) k->ptrs[i] = &k->slots[i];
   for (size_t j = 0; j < info.launch_tags.size(); ++j) {
     const std::string& tag = info.launch_tags[j];
-    const int32_t idx = static_cast<int32_t>(npassed + j);
-    int64_t v = 0;
-    try {
-      v = args.Int(idx);
-    } catch (const Error& e) {
-      Fail("TypeError", info.name, ": launch parameter ", tag, ": ", e.what());
-    }
-    if (v < (tag == "dyn_shared_mem" ? 0 : 1)) {
-      Fail("ValueError", info.name, ": launch parameter ", tag, " must be ",
-           tag == "dyn_shared_mem" ? ">= 0" : ">= 1", ", got ", v);
-    }
+    const int64_t v = LaunchParameter(info, tag, args, static_cast<int32_t>(npassed + j));
     if (tag == "dyn_shared_mem") {
       k->dyn_shared_bytes = v;
     } else {
@@ -269,11 +286,7 @@ void PackKernelArgs(const FunctionInfo& info, const Args& args, DLDeviceType dev
     if (a.launch_tag.empty()) continue;
     const int axis = a.launch_tag.back() - 'x';
     const int64_t v = (a.launch_tag[0] == 'b' ? k->grid : k->block)[axis];  // >= 1
-    const int value_bits = a.dtype.bits - (a.dtype.code == kDLInt ? 1 : 0);
-    if (value_bits < 63 && static_cast<uint64_t>(v) >> value_bits != 0) {
-      Fail("OverflowError", info.name, ": argument '", a.name, "' (", DTypeToString(a.dtype),
-           ") is filled from ", a.launch_tag, " = ", v, ", which it cannot hold");
-    }
+    CheckFilledFromLaunchParameter(info, a, v);
     k->sizes[i] = a.dtype.bits / 8;
     std::memcpy(&k->slots[i], &v, sizeof(v));  // little-endian: the low bytes are the value
   }
@@ -290,22 +303,9 @@ void CheckScalarValue(const FunctionInfo& info, const Args& args, int32_t passed
   const size_t npassed = info.num_passed_args() - info.launch_tags.size();
   if (static_cast<size_t>(passed) >= npassed) {
     const std::string& tag = info.launch_tags.at(passed - npassed);
-    int64_t v = 0;
-    try {
-      v = args.Int(passed);
-    } catch (const Error& e) {
-      Fail("TypeError", info.name, ": launch parameter ", tag, ": ", e.what());
-    }
-    if (v < (tag == "dyn_shared_mem" ? 0 : 1)) {
-      Fail("ValueError", info.name, ": launch parameter ", tag, " must be ",
-           tag == "dyn_shared_mem" ? ">= 0" : ">= 1", ", got ", v);
-    }
+    const int64_t v = LaunchParameter(info, tag, args, passed);
     for (const ArgInfo& a : info.args) {
-      const int value_bits = a.dtype.bits - (a.dtype.code == kDLInt ? 1 : 0);
-      if (a.launch_tag == tag && value_bits < 63 && static_cast<uint64_t>(v) >> value_bits != 0) {
-        Fail("OverflowError", info.name, ": argument '", a.name, "' (", DTypeToString(a.dtype),
-             ") is filled from ", a.launch_tag, " = ", v, ", which it cannot hold");
-      }
+      if (a.launch_tag == tag) CheckFilledFromLaunchParameter(info, a, v);
     }
     return;
   }
