@@ -6,17 +6,10 @@
 // the C floor plus CPython's call protocol and argument conversion.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <string.h>
 
-static const char* kSource =
-    "__kernel void add_one(__global float* a, int n) {\n"
-    "  int i = get_global_id(0);\n"
-    "  if (i < n) a[i] += 1.0f;\n"
-    "}\n";
+#include "pocl_add_one.h"
 
-enum { kElements = 64 };
+enum { kElements = kAddOneElements };
 static cl_command_queue queue;
 static cl_command_queue profiled_queue;  // CL_QUEUE_PROFILING_ENABLE, as modrt's queues
 static cl_kernel kernel;
@@ -31,36 +24,18 @@ static PyObject* setup(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
   (void)self;
   (void)args;
   (void)nargs;
-  cl_uint nplatforms = 0;
-  cl_platform_id platforms[16];
-  if (clGetPlatformIDs(16, platforms, &nplatforms) != CL_SUCCESS || nplatforms == 0)
-    return PyErr_Format(PyExc_ImportError, "no OpenCL platform");
-  cl_platform_id platform = NULL;
-  for (cl_uint i = 0; i < nplatforms && i < 16; ++i) {
-    char name[256] = {0};
-    clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof(name) - 1, name, NULL);
-    if (strstr(name, "Portable Computing Language") || strstr(name, "pocl"))
-      platform = platforms[i];
-  }
-  if (platform == NULL) return PyErr_Format(PyExc_ImportError, "no PoCL platform");
-  cl_device_id device;
-  cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL);
-  if (err != CL_SUCCESS) return fail("clGetDeviceIDs", err);
-  cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-  if (err != CL_SUCCESS) return fail("clCreateContext", err);
-  queue = clCreateCommandQueue(ctx, device, 0, &err);
+  PoclAddOne cl;
+  cl_int err = CL_SUCCESS;
+  int unavailable = 0;
+  const char* failed = pocl_add_one_setup(&cl, &err, &unavailable);
+  if (failed != NULL)
+    return unavailable ? PyErr_Format(PyExc_ImportError, "%s", failed) : fail(failed, err);
+  queue = clCreateCommandQueue(cl.context, cl.device, 0, &err);
   if (err != CL_SUCCESS) return fail("clCreateCommandQueue", err);
-  profiled_queue = clCreateCommandQueue(ctx, device, CL_QUEUE_PROFILING_ENABLE, &err);
+  profiled_queue = clCreateCommandQueue(cl.context, cl.device, CL_QUEUE_PROFILING_ENABLE, &err);
   if (err != CL_SUCCESS) return fail("clCreateCommandQueue", err);
-  cl_program program = clCreateProgramWithSource(ctx, 1, &kSource, NULL, &err);
-  if (err != CL_SUCCESS) return fail("clCreateProgramWithSource", err);
-  err = clBuildProgram(program, 1, &device, "", NULL, NULL);
-  if (err != CL_SUCCESS) return fail("clBuildProgram", err);
-  kernel = clCreateKernel(program, "add_one", &err);
-  if (err != CL_SUCCESS) return fail("clCreateKernel", err);
-  float zeros[kElements] = {0};
-  buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zeros), zeros, &err);
-  if (err != CL_SUCCESS) return fail("clCreateBuffer", err);
+  kernel = cl.kernel;
+  buf = cl.buf;
   Py_RETURN_NONE;
 }
 
